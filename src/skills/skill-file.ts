@@ -3,10 +3,10 @@
  * front-matter parser) with the project's `yaml` package as its YAML engine, validated with zod,
  * and checked against the folder's name. Writing produces the same format, so a skill saved here
  * loads unchanged in other agents. gray-matter (with its own js-yaml and esprima) loads with the
- * first SKILL.md read, so a workspace without skills never loads it. Front matter over 16 KB, or
- * nested deeper than 32 levels (flow brackets or indentation), is refused before it is parsed: the
- * YAML parsers recurse per level, so a hostile file could otherwise block the process for seconds
- * and overflow the stack.
+ * first SKILL.md read, so a workspace without skills never loads it. Front matter over 16 KB, with
+ * more than 64 flow brackets, or indented deeper than 32 levels, is refused before it is parsed:
+ * the YAML parsers recurse per level, so a hostile file could otherwise block the process for
+ * seconds and overflow the stack.
  */
 import { createRequire } from "node:module";
 import type matter from "gray-matter";
@@ -16,8 +16,14 @@ import { skillNameSchema } from "./skill-name.js";
 
 /** Largest front matter parsed, in characters. */
 export const FRONT_MATTER_MAX = 16 * 1024;
-/** Deepest nesting of the front matter parsed (flow brackets, or indentation steps). */
+/** Deepest indentation of the front matter parsed, in steps of two columns. */
 export const FRONT_MATTER_MAX_DEPTH = 32;
+/**
+ * Most flow brackets (`[`, `{`) in the front matter parsed, wherever they are: they bound its flow
+ * nesting, which counting closing brackets cannot (a `]` may be quoted text, and which quotes are
+ * quotes depends on the whole YAML grammar).
+ */
+export const FRONT_MATTER_MAX_BRACKETS = 64;
 
 /** Longest description, in characters (the catalog shows descriptions every turn). */
 export const DESCRIPTION_MAX = 1_024;
@@ -70,27 +76,27 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /**
- * Why the front matter of `text` (up to its closing `---`, else the whole text) is too large or too
- * deeply nested to parse safely; undefined when it is not. The depth is counted over flow brackets
- * (`[`, `{`, quoted text included, which only over-counts) and indentation steps of two columns.
+ * Why the front matter of `text` (up to its closing `---`, else the whole text) is too large or may
+ * be too deeply nested to parse safely; undefined when it is not. Flow nesting is bounded by the
+ * count of opening brackets (quoted text included, which only over-counts), indentation by its
+ * steps of two columns.
  */
 function frontMatterRefusal(text: string): string | undefined {
   const end = text.search(/\r?\n---[ \t]*(\r?\n|$)/);
   const front = end === -1 ? text : text.slice(0, end);
   if (front.length > FRONT_MATTER_MAX)
     return `the front matter is over ${FRONT_MATTER_MAX / 1024} KB (keep long text in the body)`;
-  let depth = 0;
+  let brackets = 0;
+  for (const char of front) if (char === "[" || char === "{") brackets++;
+  if (brackets > FRONT_MATTER_MAX_BRACKETS)
+    return `the front matter has more than ${FRONT_MATTER_MAX_BRACKETS} flow brackets ([ or {)`;
   let deepest = 0;
-  for (const char of front) {
-    if (char === "[" || char === "{") deepest = Math.max(deepest, ++depth);
-    else if ((char === "]" || char === "}") && depth > 0) depth--;
-  }
   for (const line of front.split("\n")) {
     const indent = line.length - line.trimStart().length;
     deepest = Math.max(deepest, Math.ceil(indent / 2));
   }
   return deepest > FRONT_MATTER_MAX_DEPTH
-    ? `the front matter is nested deeper than ${FRONT_MATTER_MAX_DEPTH} levels`
+    ? `the front matter is indented deeper than ${FRONT_MATTER_MAX_DEPTH} levels`
     : undefined;
 }
 

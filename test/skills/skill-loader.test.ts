@@ -24,16 +24,22 @@ describe("SKILL.md parsing", () => {
       ok: false,
       reason: "the front matter is over 16 KB (keep long text in the body)",
     });
-    const nested = `---\nname: x\ndescription: d\nmetadata:\n  k: ${"[".repeat(40)}${"]".repeat(40)}\n---\nbody`;
+    const nested = `---\nname: x\ndescription: d\nmetadata:\n  k: ${"[".repeat(65)}${"]".repeat(65)}\n---\nbody`;
     expect(parseSkillFile(nested, "x")).toEqual({
       ok: false,
-      reason: "the front matter is nested deeper than 32 levels",
+      reason: "the front matter has more than 64 flow brackets ([ or {)",
+    });
+    // A quoted `]` closes nothing: it must not hide the nesting from the count.
+    const quoted = `---\nname: x\ndescription: d\nx: ${'["]",'.repeat(2500)}1${"]".repeat(2500)}\n---\nbody`;
+    expect(parseSkillFile(quoted, "x")).toEqual({
+      ok: false,
+      reason: "the front matter has more than 64 flow brackets ([ or {)",
     });
     const indented = ["---", "name: x", "description: d", "metadata:"];
     for (let level = 1; level <= 40; level++) indented.push(`${"  ".repeat(level)}k${level}:`);
     expect(parseSkillFile([...indented, "---", "body"].join("\n"), "x")).toEqual({
       ok: false,
-      reason: "the front matter is nested deeper than 32 levels",
+      reason: "the front matter is indented deeper than 32 levels",
     });
     const fine = `---\nname: x\ndescription: d\nmetadata:\n  k: ${"[".repeat(8)}${"]".repeat(8)}\n---\n${"{[".repeat(500)}`;
     expect(parseSkillFile(fine, "x").ok).toBe(true);
