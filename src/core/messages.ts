@@ -10,6 +10,7 @@
  * model of each call at send time (see outbound-media.ts); the stored message never changes.
  */
 import type { Attachment } from "./attachment.js";
+import type { PermissionMode } from "./modes.js";
 
 /**
  * The most characters one reply may stream: its text, reasoning and tool calls together (a
@@ -46,6 +47,12 @@ export interface MessageMeta {
    * were dropped (never stored, never run) after the ones it holds.
    */
   readonly droppedToolCalls?: number;
+  /**
+   * On an assistant message: the mode its step's calls were proposed in. A resumed turn decides the
+   * calls still waiting in the stricter of it and the session's mode now (tool-scheduler.ts).
+   * Absent on older histories.
+   */
+  readonly stepMode?: PermissionMode;
   readonly [key: string]: unknown;
 }
 

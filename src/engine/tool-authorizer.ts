@@ -3,7 +3,7 @@
  * schema and a nesting limit), the permission decision and, when it says "ask", the reviewer's
  * screen and then the approval round trip (asking/approval-request.ts). A resumed turn's call a
  * person was already asked about is decided by that card alone (askedBefore). Every call of a step
- * is decided in the mode the step began in (StepScope). Calls that cannot run are answered here
+ * is decided in the mode the step began in (StepScope; resumed, the stricter of it and the session's now). Calls that cannot run are answered here
  * with their own wording; interactive tools (ask_user, propose_plan, update_plan) are handled in
  * place once allowed.
  */
@@ -93,7 +93,8 @@ export interface StepScope {
   /**
    * The mode the step's calls were proposed in. A plan one of them proposes (propose_plan) and a
    * person approves switches the mode for the steps after it: a call made beside the proposal is
-   * still decided as a call of the mode it was made in, never of the mode the plan went into.
+   * still decided as a call of the mode it was made in, never of the mode the plan went into. On
+   * a resumed turn: the stricter of that mode (stored with the step) and the session's mode now.
    */
   readonly mode: PermissionMode;
   /** The calls are a resumed turn's waiting calls: a person may have been asked about them already (askedBefore). */

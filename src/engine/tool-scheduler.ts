@@ -7,7 +7,10 @@
  *    or beside it would download (step-downloads.ts), so `curl -o x.sh …` and `sh x.sh` in one
  *    step ask as they would in two (and the reviewer is told which files the calls before it
  *    write: step-writes.ts); and every call in the mode the step began in (StepScope), so
- *    a plan approved by one of them changes nothing for the calls beside it.
+ *    a plan approved by one of them changes nothing for the calls beside it. That mode is stored
+ *    with the step's assistant message (meta.stepMode): a resumed turn decides the calls still
+ *    waiting in the stricter of it and the session's mode now (a tightening `/mode` since
+ *    applies; a plan approved beside them loosens nothing).
  * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
  *    executes together, at most MAX_CONCURRENT_CALLS at a time (a longer run is split into
  *    batches in call order); every other call runs alone, after everything before it finished. An
@@ -31,6 +34,7 @@ import type { AnyTool, ToolContext } from "../core/tool.js";
 import { raceAbort } from "../core/abort.js";
 import { isImage } from "../core/attachment.js";
 import type { ConversationMessage, FinishReason } from "../core/messages.js";
+import { loosensMode, type PermissionMode } from "../core/modes.js";
 import { downloadRunOf, commandOf } from "./permissions/permission-engine.js";
 import { type StepCall, stepDownloadedFiles } from "./permissions/step-downloads.js";
 import type { RawToolCall } from "./provider/provider.js";
@@ -274,8 +278,24 @@ function foreseenOf(
 }
 
 /**
+ * The mode a resumed turn decides its waiting calls in: the stricter of the mode their step was
+ * proposed in (the trailing assistant message's meta.stepMode) and the session's mode now. A
+ * history stored before steps recorded their mode is decided in the session's mode.
+ */
+function resumedStepMode(ctx: TurnContext): PermissionMode {
+  for (let i = ctx.history.length - 1; i >= 0; i--) {
+    const message = ctx.history[i]!;
+    if (message.role === "tool") continue;
+    const saved = message.role === "assistant" ? message.meta?.stepMode : undefined;
+    return saved !== undefined && loosensMode(saved, ctx.mode) ? saved : ctx.mode;
+  }
+  return ctx.mode;
+}
+
+/**
  * Authorise, then execute, every tool call of one step (see the module header). `resumed`: the
- * calls are a resumed turn's waiting calls (a person may have decided them on a card already).
+ * calls are a resumed turn's waiting calls (a person may have decided them on a card already),
+ * decided in resumedStepMode.
  */
 export async function runToolCalls(
   ctx: TurnContext,
@@ -284,7 +304,7 @@ export async function runToolCalls(
   resumed = false,
 ): Promise<void> {
   const calls = all.slice(0, MAX_TOOL_CALLS_PER_STEP);
-  const step: StepScope = { mode: ctx.mode, resumed };
+  const step: StepScope = { mode: resumed ? resumedStepMode(ctx) : ctx.mode, resumed };
   const foreseen = calls.map((call) => foreseenOf(ctx, call));
   const downloadedFor = stepDownloadedFiles(
     foreseen.map((f) => f.run),

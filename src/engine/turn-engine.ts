@@ -326,6 +326,7 @@ export class TurnEngine implements SessionTurnEngine {
         ...(calls.length > 0 ? { tool_calls: calls.map(toRecord) } : {}),
         meta: {
           at: ctx.stamp(),
+          ...(calls.length > 0 ? { stepMode: ctx.mode } : {}),
           ...(step.usage ? { usage: step.usage } : {}),
           ...(dropped > 0 ? { droppedToolCalls: dropped } : {}),
         },

@@ -89,7 +89,9 @@ export function buildTurnRequest(input: {
 /**
  * The snapshot of a persisted pending turn, with the session's current history and mode: the mode
  * it was stored with is the one the turn started in, and a `/mode` or an approved plan since then
- * (both saved to the record) decides the resumed turn's calls.
+ * (both saved to the record) is the resumed turn's mode for its later steps. The calls still
+ * waiting are decided in the stricter of it and the mode their step was proposed in
+ * (tool-scheduler.ts), so a plan approved beside them does not loosen them.
  */
 export function rebuildTurnRequest(
   stored: Readonly<Record<string, unknown>>,

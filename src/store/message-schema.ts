@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { ConversationMessage } from "../core/messages.js";
 import { attachmentSchema } from "../core/attachment.js";
+import { permissionModeSchema } from "../core/modes.js";
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -22,6 +23,7 @@ const metaSchema = z.looseObject({
   untrusted: z.boolean().optional(),
   agentNote: z.boolean().optional(),
   by: z.string().optional(),
+  stepMode: permissionModeSchema.optional(),
 });
 
 const toolCallSchema = z.object({

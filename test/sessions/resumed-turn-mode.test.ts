@@ -4,7 +4,9 @@
  * where no turn runs in the process that takes the command) reaches the resumed turn, as the reply
  * says. A turn still running in the process keeps its mode, and the reply says the switch is from
  * the next turn. A plan approved during a turn is saved to the session's record (ordered before
- * the turn parks at its next card), so the turn resumes in the approved mode.
+ * the turn parks at its next card), so the turn resumes in the approved mode for its later steps;
+ * a call made beside the plan, still waiting when the turn parks, is decided in the mode its step
+ * was proposed in (stored with the step), never the one the plan went into.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/core/modes.js";
@@ -157,5 +159,50 @@ describe("the mode of a resumed turn", () => {
       card: true,
       ended: 0,
     });
+  });
+
+  it("a write beside the approved plan, waiting behind a question when the turn parks, is not run on resume", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const first = await makeHarness({
+      dataDir,
+      runs,
+      overrides: { defaults: defaults("plan") },
+      steps: [
+        toolStep(
+          ["p1", "propose_plan", { plan: "1. read" }],
+          ["q1", "ask_user", { question: "Which?", options: ["a", "b"] }],
+          ["c1", "write_note", { text: "git push --force" }],
+        ),
+      ],
+    });
+    await first.manager.start();
+    await first.manager.receive(message("plan it"));
+    const out1 = first.outputs.for(thread());
+    const plan = await first.outputs.until(
+      () => out1.latestCards.find((c) => c.kind === "plan"),
+      "plan card",
+    );
+    expect((await pressCard(first, plan, "plan_auto", BOSS)).status).toBe("accepted");
+    const question = await first.outputs.until(
+      () => out1.latestCards.find((c) => c.kind === "question"),
+      "question card",
+    );
+    expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
+    await first.store.close();
+
+    const h = await makeHarness({
+      dataDir,
+      runs,
+      overrides: { defaults: defaults("plan") },
+      steps: [textStep("carrying on")],
+    });
+    open.push(h);
+    await h.manager.start();
+    expect((await pressCard(h, question, "q0:o0", ANA)).status).toBe("accepted");
+    const out2 = h.outputs.for(thread());
+    await h.outputs.until(() => out2.closedTurns[0], "turn end");
+    await h.manager.idle();
+    expect(runs.count("c1")).toBe(0);
   });
 });
