@@ -249,6 +249,37 @@ describe("PendingHub", () => {
     expect(hub().base({ ...ownerless, startedBy: ana }, "c1", "h").mayLoosen).toEqual(["slack:U_ANA"]);
   });
 
+  it("an approval nobody may decide (a steering change without an approver) is refused at once: no card, no open item", async () => {
+    const h = hub();
+    const dm = { ...target, channel: "D1" };
+    const context: AskContext = {
+      sessionId: "s1",
+      target: dm,
+      requester: ana,
+      startedBy: ana,
+      parked: parkedAt("hi"),
+    };
+    const approve = new ApprovalService(h).approverFor(() => context);
+    const request = {
+      callId: "c1",
+      tool: "write_note",
+      args: { text: "hi" },
+      reason: "writes AGENTS.md",
+      category: "write" as const,
+      provenance: { kind: "user" as const },
+      alwaysOptions: [],
+      preview: { summary: "write_note hi" },
+      onlyLooseners: true,
+    };
+    await expect(approve(request, new AbortController().signal)).rejects.toThrow(
+      /^Nobody may decide this, .*none is configured for slack: nobody can approve it\. The operator lists approvers in `approvals\.approvers`/,
+    );
+    expect(outputs.for(dm).cards).toEqual([]);
+    expect(await new PendingStore(store).openItems()).toEqual([]);
+    expect(await h.hasOpenItems("s1")).toBe(false);
+    expect(await approve.asked?.("c1")).toBe(false);
+  });
+
   it("a plan its requester may not approve: whoever started the session approves it; anyone else gets the card's words", async () => {
     // A shared thread without configured approvers: Ana started the session, Ben's turn proposes.
     const h = hub();
