@@ -24,7 +24,7 @@ import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile, type SkillDocument } from "./skill-file.js";
 import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
-import { asideSkillFolder, SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
+import { asideSkillFolder, SKILL_FILE_MAX_BYTES, stagingSkillFolder } from "./skill-loader.js";
 import { sourceLabel } from "./skill.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import { skillNameSchema } from "./skill-name.js";
@@ -205,7 +205,7 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   const tag = randomBytes(4).toString("hex");
   const name = path.basename(plan.dir);
   const skillsDir = path.dirname(plan.shownDir);
-  const staging = `.${name}.saving-${tag}`;
+  const staging = stagingSkillFolder(name, tag);
   // The first file makes the skills folder when missing; from then on its handle is held.
   await saveInWorkspace(paths, path.join(skillsDir, staging, SKILL_FILE), plan.skillFile);
   const parent = await openCheckedDir(await paths.resolve(skillsDir));
@@ -216,7 +216,8 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
       if (file.executable) await makeExecutable(paths, relative);
     }
     if (plan.exists) {
-      // Until the new folder is in place the loader reads the old one under its aside name.
+      // Until the new folder is in place the loader reads the old one under its aside name (while
+      // the staging folder of the same tag is there).
       const old = asideSkillFolder(name, tag);
       await rename(parent.child(name), parent.child(old));
       await rename(parent.child(staging), parent.child(name));

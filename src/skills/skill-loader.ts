@@ -11,8 +11,9 @@
  * back to scanning. Scans run one at a time, in the order they were asked for. A malformed or
  * refused skill never throws: it is reported (and logged once) with its file and reason, and does
  * not shadow a valid skill of the same name from an earlier source. While save_skill replaces a
- * skill, the old folder moved aside stands for it until the new one is in place, so a scan between
- * the two renames never finds the skill gone.
+ * workspace skill, the old folder moved aside stands for it until the new one is in place, so a
+ * scan between the two renames never finds the skill gone; only while that save's staging folder
+ * is there, so the leftover of a save that crashed between the renames is not served for ever.
  */
 import { type Dirent, type FSWatcher, type Stats, statSync, watch } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -33,15 +34,25 @@ import { workspaceSkillAccess } from "./workspace-skill-access.js";
 /** Largest SKILL.md read, in bytes (a larger one is skipped; save_skill refuses to write one). */
 export const SKILL_FILE_MAX_BYTES = 256 * 1024;
 
+/** The folder save_skill writes a skill in, beside its destination, before renaming it into place. */
+export function stagingSkillFolder(name: string, tag: string): string {
+  return `.${name}.saving-${tag}`;
+}
+
 /** The folder a skill is moved aside to while save_skill renames its replacement into place. */
 export function asideSkillFolder(name: string, tag: string): string {
   return `.${name}.old-${tag}`;
 }
 
-/** The skill a folder moved aside by save_skill (asideSkillFolder) stands for; undefined for any other name. */
-function asideSkillName(folderName: string): string | undefined {
-  const match = /^\.(.+)\.old-[0-9a-f]{8}$/.exec(folderName);
-  return match && skillNameSchema.safeParse(match[1]).success ? match[1] : undefined;
+/**
+ * The skill a folder moved aside by save_skill (asideSkillFolder) stands for while that save is
+ * under way — its staging folder of the same tag is in `present`, the skill's own folder is not;
+ * undefined for any other name, or once that save is over or was given up.
+ */
+function asideSkillName(folderName: string, present: ReadonlySet<string>): string | undefined {
+  const [, name, tag] = /^\.(.+)\.old-([0-9a-f]{8})$/.exec(folderName) ?? [];
+  if (name === undefined || tag === undefined || !skillNameSchema.safeParse(name).success) return undefined;
+  return present.has(stagingSkillFolder(name, tag)) && !present.has(name) ? name : undefined;
 }
 
 /** One scan's outcome: the usable skills by name, and what could not be used. */
@@ -282,17 +293,22 @@ export class SkillLoader {
   }
 
   /**
-   * The skill folders in the open source folder, each with its SKILL.md's cache entry; a skill
-   * save_skill is replacing, moved aside while its new folder is renamed into place, counts under
-   * its own name (asideSkillName).
+   * The skill folders in the open source folder, each with its SKILL.md's cache entry; in the
+   * workspace, a skill save_skill is replacing, moved aside while its new folder is renamed into
+   * place, counts under its own name (asideSkillName).
    */
   private async readFolder(folder: SkillFolder, source: SkillSource): Promise<FoundSkill[]> {
     const found: FoundSkill[] = [];
     const present = new Set(folder.entries.map((item) => item.name));
     for (const item of folder.entries) {
       if (!(item.isDirectory() || item.isSymbolicLink())) continue;
-      const name = item.name.startsWith(".") ? asideSkillName(item.name) : item.name;
-      if (name === undefined || (name !== item.name && present.has(name))) continue;
+      const hidden = item.name.startsWith(".");
+      const name = !hidden
+        ? item.name
+        : source.kind === "workspace"
+          ? asideSkillName(item.name, present)
+          : undefined;
+      if (name === undefined) continue;
       const file = path.join(source.dir, item.name, SKILL_FILE);
       const entry = await this.read(file, name, source, folder, item);
       if (entry === undefined && !(await folder.isFolder(item))) continue;

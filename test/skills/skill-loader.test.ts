@@ -162,6 +162,22 @@ describe("SkillLoader", () => {
     expect(scan.problems).toHaveLength(1);
   });
 
+  it("serves a skill moved aside by save_skill only in the workspace and while that save's staging folder is there", async () => {
+    fixture = await skillsFixture();
+    const skills = fixture.workspaceSkills;
+    writeSkill(skills, ".mid.old-0000000a", skillMd("mid", "being replaced"));
+    writeSkill(skills, ".mid.saving-0000000a", skillMd("mid", "the new one"));
+    writeSkill(skills, ".crashed.old-0000000b", skillMd("crashed", "left over by a crash"));
+    writeSkill(skills, ".other.old-0000000c", skillMd("other", "another save's staging"));
+    writeSkill(skills, ".other.saving-0000000d", skillMd("other", "new"));
+    writeSkill(fixture.dataSkills, ".ops.old-0000000e", skillMd("ops", "in the data dir"));
+    writeSkill(fixture.dataSkills, ".ops.saving-0000000e", skillMd("ops", "new"));
+    const scan = await fixture.library.scan();
+    expect(scan.skills.get("mid")?.description).toBe("being replaced");
+    expect([...scan.skills.keys()]).toEqual(["mid"]);
+    expect(scan.problems).toEqual([]);
+  });
+
   it("sees a changed, added and removed skill on the next scan", async () => {
     fixture = await skillsFixture();
     const dir = writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
