@@ -8,6 +8,10 @@
  * Appends to one channel made while a write is in flight are committed together in the next
  * write (group commit), so a burst costs one page write, not one per message. Duplicate message
  * ids (Slack's twin `message` / `app_mention` events) are stored once.
+ *
+ * With several processes on one store (`shared`) each read and write starts from the head as
+ * stored, and a write commits only over the head it read (compare-and-set), into page keys of its
+ * own: a write that lost to another process's starts again, so neither's messages are lost.
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -53,6 +57,8 @@ interface PageInfo {
   readonly index: number;
   /** Latest `at` of the page's entries: the page is stale once this is older than the age cap. */
   readonly maxAt: string;
+  /** Which write of the page this is, when several processes write (each write a key of its own). */
+  readonly rev?: string;
 }
 
 interface BufferHead {
@@ -70,13 +76,22 @@ const headSchema: z.ZodType<BufferHead> = z.object({
   lastSeq: z.number().int().nonnegative(),
   floorSeq: z.number().int().positive(),
   pages: z.array(
-    z.object({ index: z.number().int().nonnegative(), maxAt: z.iso.datetime({ offset: true }) }),
+    z.object({
+      index: z.number().int().nonnegative(),
+      maxAt: z.iso.datetime({ offset: true }),
+      rev: z
+        .string()
+        .regex(/^[0-9a-f]{1,32}$/)
+        .optional(),
+    }),
   ),
 });
 const pageSchema = z.object({ entries: z.array(bufferEntrySchema) });
 
 interface ChannelState {
   readonly head: BufferHead;
+  /** The head as stored, handed back to the store to write over it only if unchanged. */
+  readonly stored: unknown;
   /** Entries of the last page (its index is `pageOf(head.lastSeq)`). */
   readonly tail: readonly BufferEntry[];
   readonly recentIds: readonly string[];
@@ -121,8 +136,14 @@ export interface ReadOptions {
 
 /** Store key of a channel buffer's head (heads and pages use distinct prefixes). */
 export const bufferHeadKey = (channelKey: string) => `head:${channelKey}`;
-/** Store key of page `index` of a channel's buffer. */
-export const bufferPageKey = (channelKey: string, index: number) => `page:${channelKey}:${index}`;
+/** Store key of page `index` of a channel's buffer (of its write `rev`, when several processes write). */
+export const bufferPageKey = (channelKey: string, index: number, rev?: string) =>
+  rev === undefined ? `page:${channelKey}:${index}` : `page:${channelKey}:${index}:${rev}`;
+/** How many times a shared write or read starts again after other processes moved the head meanwhile. */
+const MAX_ATTEMPTS = 16;
+
+/** A page the head lists is gone: another process moved the head on meanwhile (shared buffers only). */
+class PageGone extends Error {}
 
 /** Whether two heads describe the same stored buffer (same incarnation, entries and pages). */
 function sameHead(a: BufferHead, b: BufferHead): boolean {
@@ -131,7 +152,10 @@ function sameHead(a: BufferHead, b: BufferHead): boolean {
     a.lastSeq === b.lastSeq &&
     a.floorSeq === b.floorSeq &&
     a.pages.length === b.pages.length &&
-    a.pages.every((page, i) => page.index === b.pages[i]?.index && page.maxAt === b.pages[i]?.maxAt)
+    a.pages.every(
+      (page, i) =>
+        page.index === b.pages[i]?.index && page.maxAt === b.pages[i]?.maxAt && page.rev === b.pages[i]?.rev,
+    )
   );
 }
 
@@ -186,52 +210,58 @@ export class ChannelBuffer {
 
   /** Entries matching `options`, oldest first, at most `limit` of them. */
   async read(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
-    return this.mutex.run(channelKey, async () => {
-      const state = await this.state(channelKey);
-      if (!state) return undefined;
-      const { head } = state;
-      const cutoff = this.clock.now() - this.options.maxAgeMs;
-      const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
-      const { after } = options;
-      const sameEpoch = after !== undefined && after.epoch === head.epoch;
-      const afterSeq = sameEpoch ? after.seq : head.floorSeq - 1;
-      const firstPage = this.pageOf(Math.max(afterSeq + 1, head.floorSeq), head.pageSize);
-      const entries: BufferEntry[] = [];
-      let remaining = 0;
-      // A position below the floor: the entries between it and the floor were forgotten unread
-      // (the time of the last of them is not known: the position read keeps its own).
-      let dropped = sameEpoch ? Math.max(0, head.floorSeq - 1 - afterSeq) : 0;
-      let droppedThrough: BufferPosition | undefined =
-        after !== undefined && dropped > 0
-          ? { epoch: head.epoch, seq: head.floorSeq - 1, at: after.at }
-          : undefined;
-      for (const page of head.pages) {
-        if (page.index < firstPage) continue;
-        for (const entry of await this.loadPage(channelKey, state, page.index)) {
-          if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
-          const at = Date.parse(entry.at);
-          if (options.thread !== undefined && entry.thread !== options.thread) continue;
-          if (!isAfter(entry, head.epoch, after)) continue;
-          if (at < cutoff) {
-            // Counted up to the last entry returned: those beyond are told of when read up to.
-            if (sameEpoch && entries.length < options.limit) {
-              dropped += 1;
-              droppedThrough = positionOf(entry, head.epoch);
-            }
-            continue;
+    return this.mutex.run(channelKey, () =>
+      this.retrying(channelKey, "read", () => this.readOnce(channelKey, options)),
+    );
+  }
+
+  private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
+    const state = await this.state(channelKey);
+    if (!state) return undefined;
+    const { head } = state;
+    const cutoff = this.clock.now() - this.options.maxAgeMs;
+    const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
+    const { after } = options;
+    const sameEpoch = after !== undefined && after.epoch === head.epoch;
+    const afterSeq = sameEpoch ? after.seq : head.floorSeq - 1;
+    const firstPage = this.pageOf(Math.max(afterSeq + 1, head.floorSeq), head.pageSize);
+    const entries: BufferEntry[] = [];
+    let remaining = 0;
+    // A position below the floor: the entries between it and the floor were forgotten unread
+    // (the time of the last of them is not known: the position read keeps its own).
+    let dropped = sameEpoch ? Math.max(0, head.floorSeq - 1 - afterSeq) : 0;
+    let droppedThrough: BufferPosition | undefined =
+      after !== undefined && dropped > 0
+        ? { epoch: head.epoch, seq: head.floorSeq - 1, at: after.at }
+        : undefined;
+    for (const page of head.pages) {
+      if (page.index < firstPage) continue;
+      for (const entry of await this.loadPage(channelKey, state, page.index)) {
+        if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
+        const at = Date.parse(entry.at);
+        if (options.thread !== undefined && entry.thread !== options.thread) continue;
+        if (!isAfter(entry, head.epoch, after)) continue;
+        if (at < cutoff) {
+          // Counted up to the last entry returned: those beyond are told of when read up to.
+          if (sameEpoch && entries.length < options.limit) {
+            dropped += 1;
+            droppedThrough = positionOf(entry, head.epoch);
           }
-          if (sinceMs !== undefined && at < sinceMs) continue;
-          if (entries.length < options.limit) entries.push(entry);
-          else remaining += 1;
+          continue;
         }
+        if (sinceMs !== undefined && at < sinceMs) continue;
+        if (entries.length < options.limit) entries.push(entry);
+        else remaining += 1;
       }
-      return { epoch: head.epoch, entries, remaining, dropped, droppedThrough };
-    });
+    }
+    return { epoch: head.epoch, entries, remaining, dropped, droppedThrough };
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
   async epochOf(channelKey: string): Promise<string | undefined> {
-    return this.mutex.run(channelKey, async () => (await this.state(channelKey))?.head.epoch);
+    return this.mutex.run(channelKey, () =>
+      this.retrying(channelKey, "read", async () => (await this.state(channelKey))?.head.epoch),
+    );
   }
 
   /**
@@ -245,7 +275,9 @@ export class ChannelBuffer {
       this.states.set(channelKey, null);
       await this.space.delete(bufferHeadKey(channelKey));
       if (!state) return;
-      await Promise.all(state.head.pages.map((p) => this.space.delete(bufferPageKey(channelKey, p.index))));
+      await Promise.all(
+        state.head.pages.map((p) => this.space.delete(bufferPageKey(channelKey, p.index, p.rev))),
+      );
     });
   }
 
@@ -275,11 +307,48 @@ export class ChannelBuffer {
     }
   }
 
-  private async write(
+  /**
+   * Run `attempt` again from the stored head while other processes' writes get in its way (it
+   * returns null, or a page its head lists is gone): at most MAX_ATTEMPTS times, then fail.
+   */
+  private async retrying<T>(channelKey: string, what: string, attempt: () => Promise<T | null>): Promise<T> {
+    for (let attempts = 1; ; attempts++) {
+      try {
+        const result = await attempt();
+        if (result !== null) return result;
+      } catch (error) {
+        if (!(error instanceof PageGone)) throw error;
+      }
+      this.states.delete(channelKey);
+      if (attempts === MAX_ATTEMPTS)
+        throw new Error(
+          `channel buffer: ${what} of ${channelKey} failed: other processes changed its buffer ${attempts} times meanwhile`,
+        );
+    }
+  }
+
+  private write(
     channelKey: string,
     inputs: readonly BufferEntryInput[],
   ): Promise<(AppendResult | undefined)[]> {
+    return this.retrying(channelKey, `write of ${inputs.length} message(s)`, () =>
+      this.writeOnce(channelKey, inputs),
+    );
+  }
+
+  /**
+   * Write a batch over the head it read. Alone, pages and then the head are written over the last
+   * ones. Shared, each page write gets a key of its own (`rev`) and the head is written only if no
+   * other process wrote it since it was read; a write that lost deletes its pages and returns
+   * null, so no process's messages are ever written over. Page versions the new head no longer
+   * lists are deleted once it is stored.
+   */
+  private async writeOnce(
+    channelKey: string,
+    inputs: readonly BufferEntryInput[],
+  ): Promise<(AppendResult | undefined)[] | null> {
     const state = await this.state(channelKey);
+    const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
     let head: BufferHead = state?.head ?? {
       epoch: randomBytes(8).toString("hex"),
       pageSize: this.pageSize,
@@ -306,26 +375,37 @@ export class ChannelBuffer {
       const maxAt =
         last?.index === index && Date.parse(last.maxAt) > Date.parse(entry.at) ? last.maxAt : entry.at;
       const pages = last?.index === index ? head.pages.slice(0, -1) : head.pages;
-      head = { ...head, lastSeq: entry.seq, pages: [...pages, { index, maxAt }] };
+      head = { ...head, lastSeq: entry.seq, pages: [...pages, { index, maxAt, ...(rev ? { rev } : {}) }] };
       recent.add(entry.id);
       recentIds.push(entry.id);
       results.push({ entry, position: positionOf(entry, head.epoch) });
     }
     if (touched.size === 0) return results;
     const trimmed = this.trim(head);
-    const kept = new Set(trimmed.pages.map((p) => p.index));
+    const kept = new Map(trimmed.pages.map((p) => [p.index, p.rev]));
+    const written = [...touched].filter(([index]) => kept.has(index));
     await Promise.all(
-      [...touched]
-        .filter(([index]) => kept.has(index))
-        .map(([index, entries]) =>
-          this.space.set(bufferPageKey(channelKey, index), toVersioned(BUFFER_PAGE_KIND, { entries })),
-        ),
+      written.map(([index, entries]) =>
+        this.space.set(bufferPageKey(channelKey, index, rev), toVersioned(BUFFER_PAGE_KIND, { entries })),
+      ),
     );
-    await this.space.set(bufferHeadKey(channelKey), toVersioned(BUFFER_HEAD_KIND, trimmed));
-    const dropped = head.pages.filter((p) => !kept.has(p.index) && !touched.has(p.index));
-    await Promise.all(dropped.map((p) => this.space.delete(bufferPageKey(channelKey, p.index))));
+    const headKey = bufferHeadKey(channelKey);
+    const stored = toVersioned(BUFFER_HEAD_KIND, trimmed);
+    if (!this.options.shared) await this.space.set(headKey, stored);
+    else if (
+      !(state
+        ? await this.space.replaceIf(headKey, state.stored, stored)
+        : await this.space.setIfAbsent(headKey, stored))
+    ) {
+      await Promise.all(written.map(([index]) => this.space.delete(bufferPageKey(channelKey, index, rev))));
+      return null;
+    }
+    const replaced = (state?.head.pages ?? []).filter(
+      (p) => !kept.has(p.index) || kept.get(p.index) !== p.rev,
+    );
+    await Promise.all(replaced.map((p) => this.space.delete(bufferPageKey(channelKey, p.index, p.rev))));
     const keptIds = recentIds.slice(-RECENT_IDS);
-    this.states.set(channelKey, { head: trimmed, tail, recentIds: keptIds });
+    this.states.set(channelKey, { head: trimmed, stored, tail, recentIds: keptIds });
     return results;
   }
 
@@ -364,6 +444,7 @@ export class ChannelBuffer {
     const before = previous ? await this.readPage(channelKey, head, previous.index) : [];
     const state: ChannelState = {
       head,
+      stored: raw,
       tail,
       recentIds: [...before, ...tail].map((e) => e.id).slice(-RECENT_IDS),
     };
@@ -380,10 +461,17 @@ export class ChannelBuffer {
     return this.readPage(channelKey, state.head, index);
   }
 
-  /** A page's entries up to the head's last seq (a crash between page and head writes may leave more). */
+  /**
+   * A page's entries up to the head's last seq (a crash between page and head writes may leave
+   * more). A page that is gone is empty — unless other processes write: then the head was moved on.
+   */
   private async readPage(channelKey: string, head: BufferHead, index: number): Promise<BufferEntry[]> {
-    const raw = await this.space.get(bufferPageKey(channelKey, index));
-    if (raw === undefined) return [];
+    const rev = head.pages.find((p) => p.index === index)?.rev;
+    const raw = await this.space.get(bufferPageKey(channelKey, index, rev));
+    if (raw === undefined) {
+      if (this.options.shared) throw new PageGone(`${channelKey}, page ${index}`);
+      return [];
+    }
     const { entries } = fromVersioned(raw, {
       kind: BUFFER_PAGE_KIND,
       schema: pageSchema,

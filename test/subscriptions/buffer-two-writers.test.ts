@@ -1,0 +1,96 @@
+/**
+ * Two processes (each with its own store connection) appending to one channel's buffer on a real
+ * redis-server: turn by turn and all at once, every message of both is kept once, in one order,
+ * and the pages a lost write left behind are deleted.
+ */
+import os from "node:os";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+const CH = "slack:T1:CDEPLOY";
+const OPTIONS = { maxEntries: 1_000, maxAgeMs: 86_400_000, pageSize: 3, shared: true };
+
+/** A space that keeps which page keys are stored after its own writes and deletes. */
+function pageTracking(space: KeyValueSpace, live: Set<string>): KeyValueSpace {
+  return {
+    get: (key) => space.get(key),
+    set: async (key, value, ttl) => {
+      await space.set(key, value, ttl);
+      if (key.startsWith("page:")) live.add(key);
+    },
+    delete: async (key) => {
+      live.delete(key);
+      return space.delete(key);
+    },
+    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+  };
+}
+
+let counter = 0;
+function input(text: string): BufferEntryInput {
+  counter += 1;
+  return {
+    id: `${1_800_000_000 + counter}.000100`,
+    author: { id: "UBOB", name: "Bob", isBot: false },
+    text,
+    at: new Date().toISOString(),
+  };
+}
+
+describe("one channel's buffer written by two processes", () => {
+  let redis: RedisServer;
+  let stores: Store[];
+  let live: Set<string>;
+
+  beforeEach(async () => {
+    redis = await startRedisServer();
+    stores = [];
+    live = new Set();
+  }, 20_000);
+
+  afterEach(async () => {
+    for (const store of stores) await store.close();
+    await redis.stop();
+  });
+
+  async function openBuffer(): Promise<ChannelBuffer> {
+    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+    stores.push(store);
+    return new ChannelBuffer(pageTracking(store.space("buffers"), live), OPTIONS);
+  }
+
+  const texts = async (buffer: ChannelBuffer) =>
+    (await buffer.read(CH, { limit: 100 }))?.entries.map((e) => `${e.seq}:${e.text}`);
+
+  it("keeps every message when they take turns", async () => {
+    const a = await openBuffer();
+    const b = await openBuffer();
+    await a.append(CH, input("m1"));
+    await b.append(CH, input("m2"));
+    await a.append(CH, input("m3"));
+    await b.append(CH, input("m4"));
+    const expected = ["1:m1", "2:m2", "3:m3", "4:m4"];
+    expect(await texts(await openBuffer())).toEqual(expected);
+    expect(await texts(a)).toEqual(expected);
+    expect(await texts(b)).toEqual(expected);
+  });
+
+  it("keeps every message of both when they append at once, and no page a lost write made", async () => {
+    const a = await openBuffer();
+    const b = await openBuffer();
+    const burst = (buffer: ChannelBuffer, name: string) =>
+      Array.from({ length: 20 }, (_, i) => buffer.append(CH, input(`${name}${i}`)));
+    const results = await Promise.all([...burst(a, "a"), ...burst(b, "b")]);
+    expect(results.every((r) => r !== undefined)).toBe(true);
+    const read = await (await openBuffer()).read(CH, { limit: 100 });
+    expect(read?.entries.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(read?.entries.map((e) => e.text)).size).toBe(40);
+    // 40 entries on pages of 3: 14 pages stored, nothing else left over.
+    expect(live.size).toBe(14);
+  });
+});
