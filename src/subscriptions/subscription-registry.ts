@@ -189,7 +189,7 @@ export class SubscriptionRegistry {
     const key = subscriptionKey(next.id);
     // With one process every removal runs under this lock, and one already done is not indexed.
     if (!this.catalog.shared && !this.byId.has(next.id)) return "gone";
-    if (!(await this.space.replaceIf!(key, expected, toVersioned(SUBSCRIPTION_KIND, next)))) {
+    if (!(await this.space.replaceIf(key, expected, toVersioned(SUBSCRIPTION_KIND, next)))) {
       if ((await this.space.get(key)) !== undefined) return "changed";
       this.drop(next.id);
       return "gone";

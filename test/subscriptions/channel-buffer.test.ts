@@ -34,7 +34,7 @@ function recording(space: KeyValueSpace): KeyValueSpace & { writes: string[] } {
     },
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value) => space.replaceIf!(key, expected, value),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
   };
 }
 

@@ -250,7 +250,7 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
       set: (key, value, ttlMs) => base.set(key, value, ttlMs),
       setIfAbsent: (key, value, ttlMs) => base.setIfAbsent(key, value, ttlMs),
       delete: (key) => base.delete(key),
-      replaceIf: (key, expected, value) => base.replaceIf!(key, expected, value),
+      replaceIf: (key, expected, value) => base.replaceIf(key, expected, value),
     };
     const registry = await SubscriptionRegistry.open(space, {
       catalog: new LocalCatalog(space),

@@ -59,7 +59,7 @@ class ClaimsWatchedStore extends WrappedStore {
       set: (key, value, ttlMs) => watch(inner.set(key, value, ttlMs)),
       delete: (key) => watch(inner.delete(key)),
       setIfAbsent: (key, value, ttlMs) => watch(inner.setIfAbsent(key, value, ttlMs)),
-      replaceIf: (key, expected, value) => watch(inner.replaceIf!(key, expected, value)),
+      replaceIf: (key, expected, value) => watch(inner.replaceIf(key, expected, value)),
     };
   }
 }
