@@ -7,7 +7,8 @@
  * person's subscription to the same channel in a shared thread stays theirs: the call is refused
  * (its wake-ups already come to this conversation; only its creator changes it, and they or an
  * approver cancel it), never taken over. An update rewrites the subscription as it is stored then,
- * so one cancelled or moved ("new") meanwhile, through any process, is not brought back.
+ * so one cancelled or moved meanwhile (to a new session by "new", or to the channel's new id),
+ * through any process, is not brought back.
  */
 import type { Caller } from "../core/thread-target.js";
 import { accessChannel, type DirectoryLookup, isOwnConversation, type Outcome } from "./channel-access.js";
@@ -88,11 +89,15 @@ export async function subscribeChannel(
     // Wake-ups run as the person the membership check was just made for (an update's is its creator).
     createdBy: caller.requester,
   };
-  // An update rewrites the subscription only as it still is (compare-and-set): one cancelled or
-  // moved elsewhere meanwhile is not brought back.
+  // An update rewrites the subscription only as it still is (compare-and-set): one cancelled,
+  // moved to another session or moved to the channel's new id meanwhile is not brought back.
   const subscription = existing
     ? await deps.registry.update(existing.id, (now) =>
-        now.sessionId === caller.sessionId && isCreatedBy(now, person) ? wanted : undefined,
+        now.sessionId === caller.sessionId &&
+        isCreatedBy(now, person) &&
+        scopeKeyOf(now.channelRef) === scopeKeyOf(existing.channelRef)
+          ? wanted
+          : undefined,
       )
     : await deps.registry.put(wanted);
   if (!subscription)

@@ -3,7 +3,8 @@
  * a thread's subscriptions to its new session (SubscriptionService.moveSession: each one's read
  * cursor, then its record), and subscribe_channel on one the caller has updates it after checking
  * the bot can read the channel. With two processes on one Redis, whatever another process did to
- * the subscription in between — an unsubscribe, an updated trigger — must survive: the rewrite is
+ * the subscription in between — an unsubscribe, an updated trigger, a move to the channel's new
+ * id — must survive: the rewrite is
  * a compare-and-set of the record as stored now, and never names a removed subscription in the
  * catalog again.
  */
@@ -18,6 +19,8 @@ import { WrappedStore } from "../support/wrapped-store.js";
 import { ALICE, type Harness, message, openHarness } from "./support.js";
 
 const ALICE_OWNER = { sessionId: ALICE.sessionId, platform: "slack", userId: "UALICE" };
+/** The id #deploys goes by after the platform moved it. */
+const NEW_ID = "CDEPLOYNEW";
 
 /** A store whose first read of a read cursor, once `armed`, waits until `release`. */
 class HeldCursorStore extends WrappedStore {
@@ -161,5 +164,30 @@ describe("moving a thread's subscriptions while another process changes them", (
     const c = await openProcess(redis!.url);
     expect(await c.service.listFor(ALICE.sessionId)).toEqual([]);
     expect(await c.service.observe(message("rollback of deploy 8"))).toEqual({ status: "ignored" });
+  });
+
+  it("a subscription moved to the channel's new id by B while A updates it stays there, and A says nothing changed", async () => {
+    const { a, b } = await twoProcesses();
+    expect(await a.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
+    const canRead = a.directory.ensureBotCanRead.bind(a.directory);
+    a.directory.ensureBotCanRead = async (channel) => {
+      // Meanwhile B learns #deploys goes by a new id and moves the subscription there.
+      b.directory.add(NEW_ID, "deploys-now", ["UALICE", "UBOB"]);
+      b.directory.renamed.set("CDEPLOY", NEW_ID);
+      await b.service.registerDirectory(b.directory);
+      return canRead(channel);
+    };
+    expect(
+      await a.service.subscribe(ALICE, {
+        channel: "#deploys",
+        trigger: { type: "keywords", keywords: ["rollback"] },
+      }),
+    ).toMatchObject({ ok: false, message: expect.stringContaining("nothing changed") });
+
+    const c = await openProcess(redis!.url);
+    expect((await c.service.listFor(ALICE.sessionId)).map((s) => s.channelRef.channel)).toEqual([NEW_ID]);
+    expect(await c.service.observe(message("deploy 8 failed", { channel: NEW_ID }))).toMatchObject({
+      matched: 1,
+    });
   });
 });
