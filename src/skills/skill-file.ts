@@ -15,15 +15,15 @@ import { z } from "zod";
 import { skillNameSchema } from "./skill-name.js";
 
 /** Largest front matter parsed, in characters. */
-export const FRONT_MATTER_MAX = 16 * 1024;
+const FRONT_MATTER_MAX = 16 * 1024;
 /** Deepest indentation of the front matter parsed, in steps of two columns. */
-export const FRONT_MATTER_MAX_DEPTH = 32;
+const FRONT_MATTER_MAX_DEPTH = 32;
 /**
  * Most flow brackets (`[`, `{`) in the front matter parsed, wherever they are: they bound its flow
  * nesting, which counting closing brackets cannot (a `]` may be quoted text, and which quotes are
  * quotes depends on the whole YAML grammar).
  */
-export const FRONT_MATTER_MAX_BRACKETS = 64;
+const FRONT_MATTER_MAX_BRACKETS = 64;
 
 /** Longest description, in characters (the catalog shows descriptions every turn). */
 export const DESCRIPTION_MAX = 1_024;

@@ -22,7 +22,7 @@ const savedBySchema = z.object({ saver: z.string(), fingerprint: z.string() });
 export type SavedBy = z.infer<typeof savedBySchema>;
 
 /** The fingerprint of a skill's name, description and instructions, as saved or as loaded. */
-export function skillFingerprint(document: Pick<SkillDocument, "name" | "description" | "body">): string {
+function skillFingerprint(document: Pick<SkillDocument, "name" | "description" | "body">): string {
   return contentFingerprint(["skill", document.name, document.description, document.body]);
 }
 
