@@ -26,9 +26,14 @@ export interface BufferEntryInput {
   readonly mentionsBot?: boolean;
 }
 
-/** A stored message: the input plus its sequence number in the channel's buffer (1, 2, 3, …). */
+/**
+ * A stored message: the input plus its sequence number in the channel's buffer (1, 2, 3, …) and
+ * when it was buffered (which may be long after it was sent: a late delivery, a backfill).
+ */
 export interface BufferEntry extends BufferEntryInput {
   readonly seq: number;
+  /** ISO time it was buffered; absent on entries buffered before this was recorded. */
+  readonly bufferedAt?: string;
 }
 
 /**
@@ -70,6 +75,7 @@ export const bufferEntryInputSchema: z.ZodType<BufferEntryInput> = entryInputObj
 /** Validates a stored buffer entry. */
 export const bufferEntrySchema: z.ZodType<BufferEntry> = entryInputObject.extend({
   seq: z.number().int().positive(),
+  bufferedAt: z.iso.datetime({ offset: true }).optional(),
 });
 
 /** Validates a stored position (read cursors, wake markers). */

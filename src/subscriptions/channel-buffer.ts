@@ -366,7 +366,11 @@ export class ChannelBuffer {
         results.push(undefined);
         continue;
       }
-      const entry: BufferEntry = { ...capEntryText(input, this.maxEntryChars), seq: head.lastSeq + 1 };
+      const entry: BufferEntry = {
+        ...capEntryText(input, this.maxEntryChars),
+        seq: head.lastSeq + 1,
+        bufferedAt: new Date(this.clock.now()).toISOString(),
+      };
       const index = this.pageOf(entry.seq, head.pageSize);
       const last = head.pages.at(-1);
       if (last?.index !== index) tail = [];

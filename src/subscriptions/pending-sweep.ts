@@ -3,9 +3,10 @@
  * memory of the process that saw it (a platform hands each message to one process). Should that
  * process stop before the batch goes — a clean shutdown or a crash alike — the processes still
  * running take it over: every `intervalMs` each one rebuilds, from the shared buffer, the batches
- * of matched messages its subscriptions were not woken for yet and that are overdue — sent longer
- * ago than a live process holds a fresh batch (the longest wait) plus a grace of one debounce —
- * so a batch a live process is about to deliver is left to it. A batch held back (rate limit, a
+ * of matched messages its subscriptions were not woken for yet and that are overdue — buffered
+ * longer ago than a live process holds a fresh batch (the longest wait) plus a grace of one
+ * debounce — so a batch a live process is about to deliver is left to it, even of messages the
+ * platform delivered late (sent long before they were buffered). A batch held back (rate limit, a
  * busy session, a failing hand-over) may then wait in several processes: wake claims
  * (wake-claims.ts) keep its messages from waking the subscription twice. A single process needs
  * none of this (its batches are rebuilt when it opens again), and gets no sweep.
@@ -21,8 +22,8 @@ export interface PendingSweepOptions {
   readonly settings: Pick<SubscriptionSettings, "debounceMs" | "maxWaitMs">;
   /** The subscriptions known now. */
   readonly subscriptions: () => readonly Subscription[];
-  /** Batch the subscription's matches not woken for yet that were sent at or before `sentBy` (never rejects). */
-  readonly rebuild: (subscription: Subscription, sentBy: number) => Promise<void>;
+  /** Batch the subscription's matches not woken for yet that were buffered at or before `bufferedBy` (never rejects). */
+  readonly rebuild: (subscription: Subscription, bufferedBy: number) => Promise<void>;
 }
 
 /** Periodic take-over of overdue batches left by a stopped process (see the module comment). */
@@ -58,10 +59,10 @@ export class PendingSweep {
 
   private async sweep(): Promise<void> {
     const { clock, settings } = this.options;
-    const sentBy = clock.now() - settings.maxWaitMs - settings.debounceMs;
+    const bufferedBy = clock.now() - settings.maxWaitMs - settings.debounceMs;
     for (const subscription of this.options.subscriptions()) {
       if (this.closed) return;
-      await this.options.rebuild(subscription, sentBy);
+      await this.options.rebuild(subscription, bufferedBy);
     }
   }
 }

@@ -137,7 +137,7 @@ export class SubscriptionService {
           intervalMs: shared.sweepMs ?? DEFAULT_SWEEP_MS,
           settings,
           subscriptions: () => registry.all(),
-          rebuild: (subscription, sentBy) => this.delivery.rebuildPending(subscription, sentBy),
+          rebuild: (subscription, bufferedBy) => this.delivery.rebuildPending(subscription, bufferedBy),
         })
       : undefined;
   }

@@ -124,9 +124,10 @@ export class WakeDelivery {
 
   /**
    * Re-schedule matches buffered after the last delivered wake-up (or after subscribing); with
-   * `sentBy` (ms), only those sent at or before it. Never rejects: failures go to `onError`.
+   * `bufferedBy` (ms), only those buffered at or before it (sent, for entries that do not say
+   * when they were buffered). Never rejects: failures go to `onError`.
    */
-  async rebuildPending(subscription: Subscription, sentBy?: number): Promise<void> {
+  async rebuildPending(subscription: Subscription, bufferedBy?: number): Promise<void> {
     const ref = subscription.channelRef;
     try {
       const woken = await this.deps.registry.wokenThrough(subscription.id);
@@ -135,7 +136,7 @@ export class WakeDelivery {
       const bot = this.deps.directories.find(ref.platform, ref.workspace)?.bot;
       for (const entry of read.entries) {
         if (!isAfter(entry, read.epoch, woken) || !wakesSubscription(subscription, entry, bot)) continue;
-        if (sentBy !== undefined && Date.parse(entry.at) > sentBy) continue;
+        if (bufferedBy !== undefined && Date.parse(entry.bufferedAt ?? entry.at) > bufferedBy) continue;
         this.deps.scheduler.add(subscription.id, subscription.sessionId, {
           entry,
           position: positionOf(entry, read.epoch),

@@ -121,6 +121,29 @@ describe("a wake-up waiting in a process that stops", () => {
     expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
   });
 
+  it("of a message the platform delivered late is left to the process holding it while freshly buffered", async () => {
+    redis = await startRedisServer();
+    const clockA = new SteppedClock();
+    const clockB = new SteppedClock();
+    const a = await openProcess(redis.url, clockA);
+    const b = await openProcess(redis.url, clockB);
+    expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
+    expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    // Ten minutes on, a message sent five minutes ago (after subscribing) is handed to A only now:
+    // A's batch of it is fresh.
+    clockA.advance(600_000);
+    await runB(b, clockB, 600_000);
+    const at = new Date(clockA.now() - 300_000).toISOString();
+    expect(await a.harness.service.observe(message("deploy 9 failed", { at }))).toMatchObject({ matched: 1 });
+
+    await runB(b, clockB, SWEEP_MS);
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([]);
+    clockA.advance(SETTINGS.debounceMs);
+    await a.harness.service.settled();
+    expect(texts(a.harness)).toEqual([["deploy 9 failed"]]);
+  });
+
   it("a process only slow, whose batch was taken over meanwhile, gives its wake-up slot back", async () => {
     const { a, b, clockA, clockB } = await matchWaitingInA(2);
     await runB(b, clockB, OVERDUE_MS);
