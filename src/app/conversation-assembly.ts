@@ -25,7 +25,7 @@ import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { openSkills, skillsSettingsFromConfig } from "../skills/skills-runtime.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
 import { MemoryStore } from "../tools/memory/memory-store.js";
-import { CONSOLE_PLATFORM } from "../channels/console/console-channel.js";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 import type { AppContext, AppConversation, ChannelStarter } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";

@@ -12,7 +12,7 @@
  * treats that as a wake that could not be taken now. Only a platform with no rules at all (the
  * console, whose one person runs the process) is not checked.
  */
-import { CONSOLE_PLATFORM } from "../channels/console/console-channel.js";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { WakeTurn } from "../sessions/wake-turns.js";
 import type { NotifyingSessions } from "../subscriptions/session-wake.js";

@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import type { CardPerson } from "../core/card.js";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 import { personText } from "../core/person-text.js";
 import { isSharedThread, type ThreadTarget } from "../core/thread-target.js";
 import type { PendingItem, PendingPerson } from "./pending-item.js";
@@ -157,17 +158,23 @@ export function loosenRefusal(
 /** The refusal for a person who may not loosen the session. */
 export const LOOSEN_REFUSAL = `Standing permissions and auto mode are for the session's owner — in a shared thread, ${LOOSENERS}. You can still approve this once.`;
 
-/** The one platform whose person, running alone, owns the deployment (see steeringDecidersFor). */
-const OWNER_PLATFORM = "console";
-
 /** Why only a configured approver decides a call that steers every later session. */
 const STEERING_APPROVERS_ONLY =
   "This changes what steers every later session, in every conversation, so only a configured approver can decide it.";
 
+/**
+ * The end of a refusal for a change only a configured approver may decide, when none is configured
+ * for `platform`: nobody can, and what the operator sets (the console's one person is
+ * "console:local", the deployment's owner; see steeringDecidersFor).
+ */
+export function noApproversConfigured(platform: string): string {
+  const example = platform === CONSOLE_PLATFORM ? `${CONSOLE_PLATFORM}:local` : `${platform}:<user id>`;
+  return `none is configured for ${platform}: nobody can approve it. The operator lists approvers in \`approvals.approvers\` (e.g. "${example}").`;
+}
+
 /** Why nobody may decide such a call on `platform`: no approver is configured there. */
 function noSteeringApprovers(platform: string): string {
-  const example = platform === OWNER_PLATFORM ? `${OWNER_PLATFORM}:local` : `${platform}:<user id>`;
-  return `This changes what steers every later session, in every conversation, so a configured approver must decide it, and none is configured for ${platform}: nobody can approve it. The operator lists approvers in \`approvals.approvers\` (e.g. "${example}").`;
+  return `This changes what steers every later session, in every conversation, so a configured approver must decide it, and ${noApproversConfigured(platform)}`;
 }
 
 /**
@@ -185,7 +192,7 @@ export function steeringDecidersFor(
 ): readonly string[] {
   const approvers = config.approvers.filter((id) => id.startsWith(`${platform}:`));
   if (approvers.length > 0) return Object.freeze([...new Set(approvers)]);
-  const ownsDeployment = platform === OWNER_PLATFORM && !config.unchecked?.includes(platform);
+  const ownsDeployment = platform === CONSOLE_PLATFORM && !config.unchecked?.includes(platform);
   return Object.freeze(ownsDeployment ? [...looseners] : []);
 }
 

@@ -8,7 +8,12 @@
  * Switching a skill off is also open to the person who asked for it to be saved, while it is the
  * workspace skill they saved (SkillSavers).
  */
-import { type ApprovalsConfig, mayDecide, steeringDecidersFor } from "../approvals/authorisation.js";
+import {
+  type ApprovalsConfig,
+  mayDecide,
+  noApproversConfigured,
+  steeringDecidersFor,
+} from "../approvals/authorisation.js";
 
 /**
  * Who may switch skills and approve saving them: the approvals config's global approvers
@@ -30,6 +35,5 @@ export function maySwitch(approvers: SkillApprovers, platform: string, userId: s
 /** Why save_skill may not save from `platform` (no approver there to decide it); undefined: it may ask. */
 export function saveRefusal(approvers: SkillApprovers, platform: string): string | undefined {
   if (skillDeciders(approvers, platform).length > 0) return undefined;
-  const example = platform === "console" ? "console:local" : `${platform}:<user id>`;
-  return `saving a skill puts it in every conversation's catalog, so a configured approver must approve it, and none is configured for ${platform}: the operator lists approvers in \`approvals.approvers\` (e.g. "${example}").`;
+  return `saving a skill puts it in every conversation's catalog, so a configured approver must approve it, and ${noApproversConfigured(platform)}`;
 }

@@ -9,7 +9,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SkillApprovers } from "../../src/skills/skill-authority.js";
+import { noApproversConfigured } from "../../src/approvals/authorisation.js";
+import { type SkillApprovers, saveRefusal } from "../../src/skills/skill-authority.js";
 import { openSkills } from "../../src/skills/skills-runtime.js";
 import { createStore } from "../../src/store/create-store.js";
 import {
@@ -46,11 +47,19 @@ describe("who may save and switch skills", () => {
     const result = await save.execute(args, SKILL_CALL_CONTEXT);
     expect(result.ok).toBe(false);
     expect(result.output).toContain(
-      'none is configured for slack: the operator lists approvers in `approvals.approvers` (e.g. "slack:<user id>")',
+      'none is configured for slack: nobody can approve it. The operator lists approvers in `approvals.approvers` (e.g. "slack:<user id>")',
     );
     expect(existsSync(path.join(fixture.workspaceSkills, "helpful"))).toBe(false);
     expect(await skills.contextPart(SKILL_CALL_CONTEXT.request)).toBeUndefined();
     skills.close();
+  });
+
+  it("says what to set as every steering change does, naming the console's one person on the console", () => {
+    expect(saveRefusal({ approvers: [] }, "console")).toBe(
+      `saving a skill puts it in every conversation's catalog, so a configured approver must approve it, and ${noApproversConfigured("console")}`,
+    );
+    expect(noApproversConfigured("console")).toContain('(e.g. "console:local")');
+    expect(noApproversConfigured("slack")).toContain('(e.g. "slack:<user id>")');
   });
 
   it("lets whoever asked for a skill switch it off, not on; others need an approver", async () => {

@@ -18,13 +18,11 @@ import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import { parseTextCommand } from "../../core/text-commands.js";
 import type { ChannelAdapter, ChannelHealth } from "../channel-adapter.js";
 import { formatOutcome } from "../../core/card.js";
+import { CONSOLE_PLATFORM } from "../../core/console-platform.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
 import { markdownToTerminalText } from "./console-text.js";
 import { TerminalWriter } from "./terminal-writer.js";
-
-/** The platform name the console registers its output under. */
-export const CONSOLE_PLATFORM = "console";
 
 /** The console's single conversation place. */
 export const CONSOLE_TARGET: ThreadTarget = Object.freeze({
