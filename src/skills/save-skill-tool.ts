@@ -7,7 +7,8 @@
  * skill is in the catalog, hidden or switched off (or that this cannot be read now: it is saved). Bundled files are given inline or copied from
  * the workspace (never from outside it); a copied file keeps its executable bit (the card says
  * so). The folder is written beside its destination and renamed into place, so a failed save
- * leaves no half-written skill.
+ * leaves no half-written skill; a replace that fails once the old folder is moved aside puts it
+ * back (or, when that fails too, leaves the staging folder, beside which the loader serves it).
  */
 import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
@@ -209,6 +210,8 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   // The first file makes the skills folder when missing; from then on its handle is held.
   await saveInWorkspace(paths, path.join(skillsDir, staging, SKILL_FILE), plan.skillFile);
   const parent = await openCheckedDir(await paths.resolve(skillsDir));
+  // Set when the old skill could not be put back: its aside folder is served only beside this staging folder.
+  let keepStaging = false;
   try {
     for (const file of plan.files) {
       const relative = path.join(skillsDir, staging, file.path);
@@ -220,11 +223,19 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
       // the staging folder of the same tag is there).
       const old = asideSkillFolder(name, tag);
       await rename(parent.child(name), parent.child(old));
-      await rename(parent.child(staging), parent.child(name));
+      try {
+        await rename(parent.child(staging), parent.child(name));
+      } catch (error) {
+        // The save failed: the old skill goes back under its name before the staging folder goes.
+        await rename(parent.child(old), parent.child(name)).catch(() => {
+          keepStaging = true;
+        });
+        throw error;
+      }
       await rm(parent.child(old), { recursive: true, force: true });
     } else await rename(parent.child(staging), parent.child(name));
   } finally {
-    await rm(parent.child(staging), { recursive: true, force: true });
+    if (!keepStaging) await rm(parent.child(staging), { recursive: true, force: true });
     await parent.close();
   }
 }
