@@ -13,7 +13,10 @@
  * not shadow a valid skill of the same name from an earlier source. While save_skill replaces a
  * workspace skill, the old folder moved aside stands for it until the new one is in place, so a
  * scan between the two renames never finds the skill gone; only while that save's staging folder
- * is there, so the leftover of a save that crashed between the renames is not served for ever.
+ * is there and the skill's own folder is not. A save that fails between the renames puts the old
+ * folder back (save-skill-tool.ts); one whose process died there leaves both folders, and the old
+ * skill is served from its aside folder until a save of the name replaces it — nothing cleans
+ * such leftovers up (another process sharing the workspace may be mid-save; no lock tells).
  */
 import { type Dirent, type FSWatcher, type Stats, statSync, watch } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -46,7 +49,8 @@ export function asideSkillFolder(name: string, tag: string): string {
 
 /**
  * The skill a folder moved aside by save_skill (asideSkillFolder) stands for while that save is
- * under way — its staging folder of the same tag is in `present`, the skill's own folder is not;
+ * under way — its staging folder of the same tag is in `present`, the skill's own folder is not
+ * (also the leftover of a save whose process died between its renames, told apart by nothing);
  * undefined for any other name, or once that save is over or was given up.
  */
 function asideSkillName(folderName: string, present: ReadonlySet<string>): string | undefined {

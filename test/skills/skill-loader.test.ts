@@ -167,7 +167,7 @@ describe("SkillLoader", () => {
     const skills = fixture.workspaceSkills;
     writeSkill(skills, ".mid.old-0000000a", skillMd("mid", "being replaced"));
     writeSkill(skills, ".mid.saving-0000000a", skillMd("mid", "the new one"));
-    writeSkill(skills, ".crashed.old-0000000b", skillMd("crashed", "left over by a crash"));
+    writeSkill(skills, ".crashed.old-0000000b", skillMd("crashed", "its staging folder gone"));
     writeSkill(skills, ".other.old-0000000c", skillMd("other", "another save's staging"));
     writeSkill(skills, ".other.saving-0000000d", skillMd("other", "new"));
     writeSkill(fixture.dataSkills, ".ops.old-0000000e", skillMd("ops", "in the data dir"));
