@@ -12,6 +12,8 @@
  * With several processes on one store (`shared`) each read and write starts from the head as
  * stored, and a write commits only over the head it read (compare-and-set), into page keys of its
  * own: a write that lost to another process's starts again, so neither's messages are lost.
+ * Buffer keys never expire, so a page no head lists is deleted: by the write that made it when
+ * that write loses or fails, and by a drop, which removes exactly the head it deletes the pages of.
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -60,6 +62,9 @@ interface PageInfo {
   /** Which write of the page this is, when several processes write (each write a key of its own). */
   readonly rev?: string;
 }
+
+/** Which stored page: its index and write. */
+type PageKey = Pick<PageInfo, "index" | "rev">;
 
 interface BufferHead {
   readonly epoch: string;
@@ -266,19 +271,52 @@ export class ChannelBuffer {
 
   /**
    * Forget a channel's buffer (also the way out of a corrupt one): the head goes first, so a crash
-   * midway leaves an empty buffer.
+   * midway leaves an empty buffer. Shared, the head is swapped for an empty one only while it is
+   * the head read (compare-and-set), and then the pages of exactly that head are deleted, so a
+   * write another process commits meanwhile is dropped too, not left behind unlisted.
    */
   async drop(channelKey: string): Promise<void> {
     await this.mutex.run(channelKey, async () => {
+      this.states.set(channelKey, null);
+      if (this.options.shared) {
+        await this.retrying(channelKey, "drop", () => this.dropOnce(channelKey));
+        return;
+      }
       // A corrupt head is being thrown away anyway; its pages are then unknown and get overwritten later.
       const state = await this.state(channelKey).catch(() => null);
-      this.states.set(channelKey, null);
       await this.space.delete(bufferHeadKey(channelKey));
-      if (!state) return;
-      await Promise.all(
-        state.head.pages.map((p) => this.space.delete(bufferPageKey(channelKey, p.index, p.rev))),
-      );
+      if (state) await this.deletePages(channelKey, state.head.pages);
     });
+  }
+
+  /** Swap the stored head for an empty one if no other process moved it meanwhile (null: it did). */
+  private async dropOnce(channelKey: string): Promise<true | null> {
+    const headKey = bufferHeadKey(channelKey);
+    const raw = await this.space.get(headKey);
+    if (raw === undefined) return true;
+    const empty: BufferHead = {
+      epoch: randomBytes(8).toString("hex"),
+      pageSize: this.pageSize,
+      lastSeq: 0,
+      floorSeq: 1,
+      pages: [],
+    };
+    if (!(await this.space.replaceIf(headKey, raw, toVersioned(BUFFER_HEAD_KIND, empty)))) return null;
+    await this.deletePages(channelKey, this.listedPages(channelKey, raw));
+    return true;
+  }
+
+  /** The pages a stored head lists; none for a corrupt head (its pages are then unknown and stay). */
+  private listedPages(channelKey: string, raw: unknown): readonly PageInfo[] {
+    try {
+      return fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey }).pages;
+    } catch {
+      return [];
+    }
+  }
+
+  private async deletePages(channelKey: string, pages: readonly PageKey[]): Promise<void> {
+    await Promise.all(pages.map((p) => this.space.delete(bufferPageKey(channelKey, p.index, p.rev))));
   }
 
   private pageOf(seq: number, pageSize: number): number {
@@ -388,20 +426,23 @@ export class ChannelBuffer {
     const trimmed = this.trim(head);
     const kept = new Map(trimmed.pages.map((p) => [p.index, p.rev]));
     const written = [...touched].filter(([index]) => kept.has(index));
-    await Promise.all(
-      written.map(([index, entries]) =>
-        this.space.set(bufferPageKey(channelKey, index, rev), toVersioned(BUFFER_PAGE_KIND, { entries })),
-      ),
-    );
+    const ours = written.map(([index]) => ({ index, rev }));
+    try {
+      await Promise.all(
+        written.map(([index, entries]) =>
+          this.space.set(bufferPageKey(channelKey, index, rev), toVersioned(BUFFER_PAGE_KIND, { entries })),
+        ),
+      );
+    } catch (error) {
+      // Shared, no head will list these page keys: delete those that were written.
+      if (rev !== undefined) await this.deletePages(channelKey, ours).catch(() => undefined);
+      throw error;
+    }
     const headKey = bufferHeadKey(channelKey);
     const stored = toVersioned(BUFFER_HEAD_KIND, trimmed);
     if (!this.options.shared) await this.space.set(headKey, stored);
-    else if (
-      !(state
-        ? await this.space.replaceIf(headKey, state.stored, stored)
-        : await this.space.setIfAbsent(headKey, stored))
-    ) {
-      await Promise.all(written.map(([index]) => this.space.delete(bufferPageKey(channelKey, index, rev))));
+    else if (!(await this.commitShared(channelKey, state, stored, rev, ours))) {
+      await this.deletePages(channelKey, ours);
       return null;
     }
     const replaced = (state?.head.pages ?? []).filter(
@@ -411,6 +452,37 @@ export class ChannelBuffer {
     const keptIds = recentIds.slice(-RECENT_IDS);
     this.states.set(channelKey, { head: trimmed, stored, tail, recentIds: keptIds });
     return results;
+  }
+
+  /**
+   * Write the head over the one `state` was read from (or where none is); false when another
+   * process wrote it first. When the store fails midway the write may or may not have landed: if
+   * the stored head lists page write `rev` it did, else this write's pages are deleted (nothing
+   * lists them) before the failure is passed on.
+   */
+  private async commitShared(
+    channelKey: string,
+    state: ChannelState | null,
+    stored: unknown,
+    rev: string | undefined,
+    ours: readonly PageKey[],
+  ): Promise<boolean> {
+    const headKey = bufferHeadKey(channelKey);
+    try {
+      return state
+        ? await this.space.replaceIf(headKey, state.stored, stored)
+        : await this.space.setIfAbsent(headKey, stored);
+    } catch (error) {
+      let now: unknown;
+      try {
+        now = await this.space.get(headKey);
+      } catch {
+        throw error; // still failing: whether the write landed is unknown, so its pages stay
+      }
+      if (this.listedPages(channelKey, now).some((p) => p.rev === rev)) return true;
+      await this.deletePages(channelKey, ours).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Apply the count and age caps: raise the floor, drop whole pages below it or gone stale. */

@@ -1,0 +1,138 @@
+/**
+ * A channel buffer shared by several processes on a real redis-server leaves no page behind that
+ * no head lists (buffer keys have no expiry, so such a page would keep channel text past the age
+ * cap and past unsubscribe): not when the head write fails with a store error, and not when the
+ * buffer is dropped while another process commits a write.
+ */
+import os from "node:os";
+import { createClient } from "@keyv/redis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+const CH = "slack:T1:CLEAK";
+const OPTIONS = { maxEntries: 1_000, maxAgeMs: 86_400_000, pageSize: 3, shared: true };
+
+let counter = 0;
+function input(text: string): BufferEntryInput {
+  counter += 1;
+  return {
+    id: `${1_800_000_000 + counter}.000100`,
+    author: { id: "UBOB", name: "Bob", isBot: false },
+    text,
+    at: new Date().toISOString(),
+  };
+}
+
+describe("a shared channel buffer's pages", () => {
+  let redis: RedisServer;
+  let stores: Store[];
+  let raw: ReturnType<typeof createClient>;
+
+  beforeEach(async () => {
+    redis = await startRedisServer();
+    stores = [];
+    raw = createClient({ url: redis.url });
+    await raw.connect();
+  }, 20_000);
+
+  afterEach(async () => {
+    if (raw.isOpen) await raw.close();
+    for (const store of stores) await store.close();
+    await redis.stop();
+  });
+
+  async function openSpace(): Promise<KeyValueSpace> {
+    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+    stores.push(store);
+    return store.space("buffers");
+  }
+
+  /** Page keys stored in Redis, and the page keys the stored head lists. */
+  async function pages(): Promise<{ stored: string[]; listed: string[] }> {
+    const keys = await raw.keys("*");
+    const stored = keys
+      .filter((k) => k.includes(`page:${CH}:`))
+      .map((k) => k.slice(k.indexOf("page:")))
+      .sort();
+    const read = await (await openSpace()).get<{ data: { pages: { index: number; rev?: string }[] } }>(
+      `head:${CH}`,
+    );
+    const listed = (read?.data.pages ?? []).map((p) => `page:${CH}:${p.index}:${p.rev}`).sort();
+    return { stored, listed };
+  }
+
+  const texts = async (buffer: ChannelBuffer) =>
+    (await buffer.read(CH, { limit: 100 }))?.entries.map((e) => e.text);
+
+  it("deletes a write's pages when its head write fails with a store error", async () => {
+    const space = await openSpace();
+    let fail: "before" | "after" | undefined;
+    const flaky: KeyValueSpace = {
+      ...space,
+      get: (key) => space.get(key),
+      set: (key, value, ttl) => space.set(key, value, ttl),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      replaceIf: async (key, expected, value) => {
+        if (fail === "before") throw new Error("store timeout");
+        const wrote = await space.replaceIf(key, expected, value);
+        if (fail === "after") throw new Error("store timeout");
+        return wrote;
+      },
+    };
+    const buffer = new ChannelBuffer(flaky, OPTIONS);
+    await buffer.append(CH, input("one"));
+    fail = "before";
+    await expect(buffer.append(CH, input("lost"))).rejects.toThrow("store timeout");
+    fail = undefined;
+    await buffer.append(CH, input("two"));
+    await buffer.append(CH, input("three"));
+    await buffer.append(CH, input("four"));
+    const after = await pages();
+    expect(after.stored).toEqual(after.listed);
+    // A head write that landed before the store failed counts as written: nothing is deleted under it.
+    fail = "after";
+    await buffer.append(CH, input("five"));
+    fail = undefined;
+    expect(await texts(new ChannelBuffer(await openSpace(), OPTIONS))).toEqual([
+      "one",
+      "two",
+      "three",
+      "four",
+      "five",
+    ]);
+    const last = await pages();
+    expect(last.stored).toEqual(last.listed);
+  });
+
+  it("drops the pages of a write another process commits while the drop runs", async () => {
+    const space = await openSpace();
+    let race: (() => Promise<unknown>) | undefined;
+    const racing: KeyValueSpace = {
+      ...space,
+      get: async (key) => {
+        const value = await space.get(key);
+        const run = key.startsWith("head:") ? race : undefined;
+        race = undefined;
+        await run?.();
+        return value as never;
+      },
+      set: (key, value, ttl) => space.set(key, value, ttl),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    };
+    const a = new ChannelBuffer(racing, OPTIONS);
+    const b = new ChannelBuffer(await openSpace(), OPTIONS);
+    await a.append(CH, input("one"));
+    await a.append(CH, input("two"));
+    race = () => b.append(CH, input("three, by another process"));
+    await a.drop(CH);
+    expect((await pages()).stored).toEqual([]);
+    expect(await texts(b)).toEqual([]);
+  });
+});
