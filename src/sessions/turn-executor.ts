@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import type { ParkedTurn } from "../approvals/parked-turn.js";
 import { type ConversationExecutionRequest, newTurnId } from "../core/request.js";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, replyingToNone, type ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { turnLogger } from "../logging/logger.js";
 import type { LiveSession } from "./live-session.js";
@@ -185,6 +185,10 @@ export class TurnExecutor {
         ? { woken: true as const }
         : {}),
     };
+    // A turn no message triggered (a wake-up, a scheduled run) replies to none, like its cards
+    // (engine-context.ts): its answer and notices go to the thread itself, never as a reply to the
+    // session's first message — in a group maybe another member's.
+    const target = replyTo === undefined ? replyingToNone(live.record.target) : live.record.target;
     let outcome: TurnOutcome = { status: "error", usage: undefined, finalText: "" };
     try {
       const events =
@@ -195,7 +199,7 @@ export class TurnExecutor {
             : live.engine.resume(request);
       outcome = await driveTurn({
         events,
-        output: this.options.outputFor(live.record.target),
+        output: this.options.outputFor(target),
         info: { sessionId: live.id, turnId: request.turnId, ...(replyTo === undefined ? {} : { replyTo }) },
         logger,
         saved,
@@ -206,7 +210,11 @@ export class TurnExecutor {
       if (error instanceof TurnStartNotSaved) throw error.cause;
       logger.error({ err: error }, "turn failed");
       if (this.options.holdsSession?.(live.id) !== false)
-        await this.notify(live, `The turn failed: ${error instanceof Error ? error.message : String(error)}`);
+        await this.notify(
+          live,
+          `The turn failed: ${error instanceof Error ? error.message : String(error)}`,
+          target,
+        );
     } finally {
       live.activeTurn = undefined;
     }
@@ -235,12 +243,12 @@ export class TurnExecutor {
   }
 
   /**
-   * Post `text` into the session's thread, scrubbed of token-shaped text (it may quote a failure);
-   * a failure to post is only logged.
+   * Post `text` into the session's thread (at `target`: the session's, or its turn's), scrubbed
+   * of token-shaped text (it may quote a failure); a failure to post is only logged.
    */
-  async notify(live: LiveSession, text: string): Promise<void> {
+  async notify(live: LiveSession, text: string, target: ThreadTarget = live.record.target): Promise<void> {
     try {
-      await this.options.outputFor(live.record.target)?.postText(scrubSecrets(text));
+      await this.options.outputFor(target)?.postText(scrubSecrets(text));
     } catch (error) {
       this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed");
     }

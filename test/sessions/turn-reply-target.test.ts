@@ -27,12 +27,21 @@ const from = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo
 
 /** The targets the harness's channel output was opened for, one per card it posted. */
 function recordCardTargets(h: Harness): ThreadTarget[] {
+  return recordTargets(h).cards;
+}
+
+/** The targets the harness's channel output was opened for, one per card it posted and per turn it rendered. */
+function recordTargets(h: Harness): { cards: ThreadTarget[]; turns: ThreadTarget[] } {
   const cardTargets: ThreadTarget[] = [];
+  const turnTargets: ThreadTarget[] = [];
   h.manager.registerOutput("slack", (target) => {
     const output = h.outputs.factory(target);
     return {
       ...output,
-      beginTurn: (info) => output.beginTurn(info),
+      beginTurn: (info) => {
+        turnTargets.push(target);
+        return output.beginTurn(info);
+      },
       updateCard: (ref, card) => output.updateCard(ref, card),
       postText: (text) => output.postText(text),
       postCard: (card) => {
@@ -41,7 +50,7 @@ function recordCardTargets(h: Harness): ThreadTarget[] {
       },
     };
   });
-  return cardTargets;
+  return { cards: cardTargets, turns: turnTargets };
 }
 
 describe("the trigger of a turn", () => {
@@ -150,5 +159,33 @@ describe("the card of a wake-up turn (no person's message started it)", () => {
     expect((await h.manager.receive(message("yes", { target: group(13) }))).status).toBe("answered");
     await h.manager.idle();
     expect(outcomeLine(out.latestCards[0])).toBe("Answered by Ana (id U_ANA): yes");
+  });
+});
+
+describe("the answer of a wake-up turn (no person's message started it)", () => {
+  it("goes to the chat like its cards, not as a reply to the session's first message (another member's)", async () => {
+    const h = await makeHarness({ steps: [textStep("hello"), textStep("time to deploy, Ana")] });
+    const targets = recordTargets(h);
+    // Ben's message started the group's session; Ana set up the wake-up.
+    const group = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "group" } });
+    await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
+    await h.manager.idle();
+    const sessionId = /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1] ?? "";
+    await h.manager.wake({
+      sessionId,
+      target: group(11),
+      prompt: "[Wake-up wak_0123456789ab: you asked to be woken]\n> Remind Ana to deploy.",
+      requester: ANA,
+      scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-12-01T08:01:00.000Z" },
+      agentNote: true,
+    });
+    await h.manager.idle();
+    // Ben's turn replies to his message (its trigger); the wake-up's answer replies to none.
+    expect(targets.turns.map((target) => target.extra)).toEqual([
+      { replyTo: 11, chatType: "group" },
+      { chatType: "group" },
+    ]);
+    expect(h.outputs.for(thread()).closedTurns.length).toBe(2);
+    await h.store.close();
   });
 });
