@@ -5,6 +5,7 @@
  * never matching. Messages never repeat the value (it may be a secret).
  */
 import { z } from "zod";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 
 const nonEmpty = z.string().trim().min(1, "must not be empty");
 
@@ -77,7 +78,7 @@ export const telegramChatIds = idList(
 const APPROVER_IDS: Readonly<Record<string, RegExp>> = {
   slack: SLACK_USER_ID,
   telegram: TELEGRAM_USER_ID,
-  console: /^local$/,
+  [CONSOLE_PLATFORM]: /^local$/,
 };
 
 /** `platform:id`, with the id in its platform's shape for Slack, Telegram and the console. */
@@ -97,7 +98,8 @@ function approverProblem(id: string): string | undefined {
   const [, platform = "", userId = ""] = match;
   const pattern = APPROVER_IDS[platform];
   if (pattern === undefined || pattern.test(userId)) return undefined;
-  if (platform === "console") return 'names no one: the console\'s one person is "console:local"';
+  if (platform === CONSOLE_PLATFORM)
+    return `names no one: the console's one person is "${CONSOLE_PLATFORM}:local"`;
   return platform === "slack"
     ? "has no Slack member id after slack: (they look like U0123ABCD)"
     : "has no Telegram user id after telegram: (they are numbers such as 4567)";
