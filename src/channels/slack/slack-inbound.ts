@@ -286,7 +286,7 @@ export class SlackInbound {
     const result = await this.deps.service.receive(message);
     if (ACCEPTED.has(result.status)) {
       this.deps.threads.remember(target.channel, target.thread as string);
-      this.deps.threads.rememberLatest(target.channel, author, target.thread as string);
+      this.deps.threads.rememberLatest(target.channel, author, target.thread as string, event.ts);
     }
     this.deps.logger.debug({ status: result.status, channel: target.channel }, "slack message received");
   }

@@ -4,13 +4,20 @@
  * inside threads). Keyed by workspace + channel + person: only that person's own accepted messages
  * move it, never anyone else's.
  *
- * One process keeps it in memory (bounded). Several processes on one store keep it there instead,
- * under a TTL: any of them may take the person's message and another their command, so each
- * accepted message is written (one small write, not awaited by the message), and the command reads
- * the store — never a copy in memory, which could name a thread the person has since left for one
- * another process saw (the write cannot be skipped when it names the thread this process last
- * wrote: another process may have written a newer one since). A failed write is logged; a failed
- * read rejects (the command apologises rather than guess a thread).
+ * One process keeps it in memory (bounded). Several processes on one store keep it there instead:
+ * any of them may take the person's message and another their command, so each accepted message
+ * is written (one small write, not awaited by the message), and the command reads the store —
+ * never a copy in memory, which could name a thread the person has since left for one another
+ * process saw (the write cannot be skipped when it names the thread this process last wrote:
+ * another process may have written a newer one since). A failed write is logged; a failed read
+ * rejects (the command apologises rather than guess a thread).
+ *
+ * Writes land after each message's hand-over, so out of order (an earlier message with a slow
+ * file lands last): each record carries its message's Slack ts (`at`, which orders messages in a
+ * channel) and is replaced only by a newer message's, by compare-and-set — in memory the same.
+ * A compare-and-set never matches an entry with an expiry, so records are written without a TTL
+ * and a reader ignores one whose message is older than LATEST_THREAD_TTL_MS. Records from before
+ * `at` (written with a TTL) and unreadable ones count as oldest and are overwritten plainly.
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
@@ -19,12 +26,17 @@ import { LruCache } from "../../sessions/lru.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";
 
-/** How long a shared record lasts after the person's last message in that channel. */
+/** How long a record counts after the person's last message in that channel. */
 const LATEST_THREAD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const KIND = "slack-latest-thread";
+/** How often a write re-reads and retries when other processes wrote the record meanwhile. */
+const MAX_WRITE_ATTEMPTS = 5;
 /** A Slack message ts: seconds, a dot, microseconds. */
-const recordSchema = z.object({ thread: z.string().regex(/^\d{1,12}\.\d{1,9}$/) });
+const slackTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/);
+/** `at`: the ts of the message that set it (absent in records from before it, read as oldest). */
+const recordSchema = z.object({ thread: slackTs, at: slackTs.optional() });
+type LatestRecord = z.infer<typeof recordSchema>;
 
 export interface LatestThreadsOptions {
   /** The workspace every place of this channel is in (the installation's team; known after start). */
@@ -37,20 +49,27 @@ export interface LatestThreadsOptions {
 }
 
 export class LatestThreads {
-  private readonly memory: LruCache<string, string>;
+  private readonly memory: LruCache<string, Required<LatestRecord>>;
 
   constructor(private readonly options: LatestThreadsOptions) {
     this.memory = new LruCache(options.capacity ?? 50_000);
   }
 
-  /** The person's latest thread in `channel` is now `thread`. Never rejects (a failed write is logged). */
-  async record(channel: string, userId: string, thread: string): Promise<void> {
+  /**
+   * The person's message `at` (its Slack ts) in `channel` was in `thread`: it becomes their latest
+   * unless a newer message's is already recorded. Never rejects (a failed write is logged).
+   */
+  async record(channel: string, userId: string, thread: string, at: string): Promise<void> {
     const key = this.keyOf(channel, userId);
     if (key === undefined) return;
     const { shared } = this.options;
-    if (!shared) return void this.memory.set(key, thread);
+    if (!shared) {
+      const current = this.memory.peek(key);
+      if (current === undefined || isNewer(at, current.at)) this.memory.set(key, { thread, at });
+      return;
+    }
     try {
-      await shared.set(key, toVersioned(KIND, { thread }), LATEST_THREAD_TTL_MS);
+      await this.recordShared(shared, key, { thread, at });
     } catch (error) {
       this.options.logger.warn(
         { err: error instanceof Error ? error.message : String(error), slackChannel: channel },
@@ -59,14 +78,37 @@ export class LatestThreads {
     }
   }
 
+  private async recordShared(
+    shared: KeyValueSpace,
+    key: string,
+    next: Required<LatestRecord>,
+  ): Promise<void> {
+    const value = toVersioned(KIND, next);
+    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
+      const raw = await shared.get(key);
+      if (raw === undefined) {
+        if (await shared.setIfAbsent(key, value)) return;
+        continue;
+      }
+      const current = readableRecord(raw);
+      // One from before `at` (its expiry matches no compare-and-set) or unreadable: oldest, replaced.
+      if (current?.at === undefined) return shared.set(key, value);
+      if (!isNewer(next.at, current.at)) return;
+      if (await shared.replaceIf(key, raw, value)) return;
+    }
+    throw new Error(`other processes wrote it ${MAX_WRITE_ATTEMPTS} times meanwhile`);
+  }
+
   /** The person's latest thread in `channel`, if known. Rejects when the shared store cannot be read. */
   async latest(channel: string, userId: string): Promise<string | undefined> {
     const key = this.keyOf(channel, userId);
     if (key === undefined) return undefined;
     const { shared } = this.options;
-    if (!shared) return this.memory.get(key);
+    if (!shared) return this.memory.get(key)?.thread;
     const raw = await shared.get(key);
-    return raw === undefined ? undefined : fromVersioned(raw, { kind: KIND, schema: recordSchema }).thread;
+    if (raw === undefined) return undefined;
+    const { thread, at } = fromVersioned(raw, { kind: KIND, schema: recordSchema });
+    return at !== undefined && Number(at) * 1000 < Date.now() - LATEST_THREAD_TTL_MS ? undefined : thread;
   }
 
   /** The key of one person in one channel: the ids hashed, so any length fits the store's key limit. */
@@ -76,4 +118,22 @@ export class LatestThreads {
     const ids = JSON.stringify([workspace, channel, userId]);
     return `slack:latest-thread:${createHash("sha256").update(ids).digest("base64url")}`;
   }
+}
+
+/** A stored record, or undefined when it cannot be read (a write replaces it; a read rejects). */
+function readableRecord(raw: unknown): LatestRecord | undefined {
+  try {
+    return fromVersioned(raw, { kind: KIND, schema: recordSchema });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether Slack ts `a` is later than `b` (an absent `b` is oldest): seconds, then the fraction. */
+function isNewer(a: string, b: string | undefined): boolean {
+  if (b === undefined) return true;
+  const [aSeconds = "", aFraction = ""] = a.split(".");
+  const [bSeconds = "", bFraction = ""] = b.split(".");
+  if (aSeconds.length !== bSeconds.length) return aSeconds.length > bSeconds.length;
+  return `${aSeconds}.${aFraction.padEnd(9, "0")}` > `${bSeconds}.${bFraction.padEnd(9, "0")}`;
 }

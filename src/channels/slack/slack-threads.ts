@@ -45,10 +45,10 @@ export class ThreadRegistry {
   }
 
   /**
-   * Record the thread a person last talked to the bot in, in this channel (not awaited: the write
-   * never rejects, and the message does not wait for it).
+   * Record the thread a person last talked to the bot in, in this channel, by their message at
+   * Slack ts `at` (not awaited: the write never rejects, and the message does not wait for it).
    */
-  rememberLatest(channel: string, userId: string, threadTs: string): void {
-    void this.latest.record(channel, userId, threadTs);
+  rememberLatest(channel: string, userId: string, threadTs: string, at: string): void {
+    void this.latest.record(channel, userId, threadTs, at);
   }
 }

@@ -3,7 +3,8 @@
  * one Redis (two SlackChannels, each on its own connection) a command acts on the thread the person
  * last wrote in, whichever process took that message or takes the command — and says which; another
  * person's messages never move it. Then LatestThreads alone: its scoping, in memory and on Redis,
- * and the stored record as this version writes it.
+ * the newest message winning whichever write lands last, and the stored record as this version
+ * writes it.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -45,13 +46,19 @@ function countingWrites(inner: KeyValueSpace): {
   const space: KeyValueSpace = {
     get: (key) => inner.get(key),
     delete: (key) => inner.delete(key),
-    setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
-    replaceIf: (key, expected, value) => inner.replaceIf(key, expected, value),
+    setIfAbsent: async (key, value, ttlMs) => landed(key, await inner.setIfAbsent(key, value, ttlMs)),
+    replaceIf: async (key, expected, value) => landed(key, await inner.replaceIf(key, expected, value)),
     set: async (key, value, ttlMs) => {
       await inner.set(key, value, ttlMs);
+      landed(key, true);
+    },
+  };
+  const landed = (key: string, wrote: boolean) => {
+    if (wrote) {
       lastKey = key;
       writes += 1;
-    },
+    }
+    return wrote;
   };
   return { space, writes: () => writes, lastKey: () => lastKey };
 }
@@ -125,6 +132,10 @@ describe("/coworker with two processes on one Redis", () => {
 });
 
 describe("LatestThreads", () => {
+  /** A Slack ts `plus` seconds after this run started: records of messages over a week old are ignored. */
+  const started = Math.floor(Date.now() / 1000);
+  const at = (fraction: string, plus = 0) => `${started + plus}.${fraction}`;
+
   it.each([
     ["in memory", async (): Promise<KeyValueSpace | undefined> => undefined],
     ["on Redis", async (): Promise<KeyValueSpace | undefined> => (await open(redis.url)).space("sessions")],
@@ -133,31 +144,75 @@ describe("LatestThreads", () => {
     const inTeam = (team: string) =>
       new LatestThreads({ workspace: () => team, logger: silentLogger, ...(space ? { shared: space } : {}) });
     const t1 = inTeam("T1");
-    await t1.record("C1", "U1", "1700000000.000100");
-    await t1.record("C1", "U2", "1700000000.000200");
-    await t1.record("C2", "U1", "1700000000.000300");
+    await t1.record("C1", "U1", "1700000000.000100", at("000100"));
+    await t1.record("C1", "U2", "1700000000.000200", at("000200"));
+    await t1.record("C2", "U1", "1700000000.000300", at("000300"));
     expect(await t1.latest("C1", "U1")).toBe("1700000000.000100");
     expect(await t1.latest("C1", "U2")).toBe("1700000000.000200");
     expect(await t1.latest("C2", "U1")).toBe("1700000000.000300");
     expect(await t1.latest("C2", "U2")).toBeUndefined();
     if (space) expect(await inTeam("T2").latest("C1", "U1")).toBeUndefined();
     const unstarted = new LatestThreads({ workspace: () => undefined, logger: silentLogger });
-    await unstarted.record("C1", "U1", "1700000000.000100");
+    await unstarted.record("C1", "U1", "1700000000.000100", at("000100"));
     expect(await unstarted.latest("C1", "U1")).toBeUndefined();
   });
 
-  it("reads a v1 record as stored, and rejects a corrupt one rather than guess a thread", async () => {
+  it.each([
+    ["in memory", async (): Promise<(KeyValueSpace | undefined)[]> => [undefined, undefined]],
+    [
+      "with two processes on Redis",
+      async (): Promise<(KeyValueSpace | undefined)[]> => [
+        (await open(redis.url)).space("sessions"),
+        (await open(redis.url)).space("sessions"),
+      ],
+    ],
+  ])("%s, keeps the newest message's thread whichever write lands last", async (_label, spaces) => {
+    const [a, b] = await spaces();
+    const inProcess = (space: KeyValueSpace | undefined) =>
+      new LatestThreads({ workspace: () => "T1", logger: silentLogger, ...(space ? { shared: space } : {}) });
+    const p1 = inProcess(a);
+    const p2 = b ? inProcess(b) : p1;
+    // Ana posted in t1, then in t2; her t1 message's hand-over (a slow file) finished last.
+    await p2.record("C1", "U1", "1700000000.000200", at("000200"));
+    await p1.record("C1", "U1", "1700000000.000100", at("000100"));
+    expect(await p1.latest("C1", "U1")).toBe("1700000000.000200");
+    expect(await p2.latest("C1", "U1")).toBe("1700000000.000200");
+    // Back in t1 with a newer message: it moves; racing writes from both end on the newest.
+    await Promise.all([
+      p1.record("C1", "U1", "1700000000.000100", at("000001", 1)),
+      p2.record("C1", "U1", "1700000000.000200", at("000100", 1)),
+      p1.record("C1", "U1", "1700000000.000100", at("00001", 1)),
+    ]);
+    expect(await p1.latest("C1", "U1")).toBe("1700000000.000200");
+  });
+
+  it("reads a v1 record as stored (with or without `at`), replaces one without it, and rejects a corrupt one rather than guess a thread until a message replaces it", async () => {
     const shared = countingWrites((await open(redis.url)).space("sessions"));
     const latest = new LatestThreads({ workspace: () => "T1", logger: silentLogger, shared: shared.space });
-    await latest.record("C1", "U1", "1700000000.000999");
+    const now = at("000999");
+    await latest.record("C9", "U9", "1700000000.000999", now);
     const key = shared.lastKey();
     const fixture = JSON.parse(
       await readFile(join(import.meta.dirname, "fixtures/latest-thread.v1.json"), "utf8"),
     );
-    expect(await shared.space.get(key)).toEqual({ ...fixture, data: { thread: "1700000000.000999" } });
-    await shared.space.set(key, fixture);
-    expect(await latest.latest("C1", "U1")).toBe("1700000000.000100");
+    expect(await shared.space.get(key)).toEqual({
+      ...fixture,
+      data: { thread: "1700000000.000999", at: now },
+    });
+    await shared.space.set(key, fixture, 60_000);
+    expect(await latest.latest("C9", "U9")).toBe("1700000000.000100");
+    await latest.record("C9", "U9", "1700000000.000999", now);
+    expect(await latest.latest("C9", "U9")).toBe("1700000000.000999");
+    await latest.record("C9", "U9", "1700000000.000100", at("000100", -8 * 24 * 60 * 60));
+    expect(await latest.latest("C9", "U9")).toBe("1700000000.000999");
+    await shared.space.set(key, {
+      ...fixture,
+      data: { ...fixture.data, at: at("000100", -8 * 24 * 60 * 60) },
+    });
+    expect(await latest.latest("C9", "U9")).toBeUndefined();
     await shared.space.set(key, { v: 1, kind: "slack-latest-thread", data: { thread: "C1:everyone" } });
-    await expect(latest.latest("C1", "U1")).rejects.toThrow(/slack-latest-thread/);
+    await expect(latest.latest("C9", "U9")).rejects.toThrow(/slack-latest-thread/);
+    await latest.record("C9", "U9", "1700000000.000999", now);
+    expect(await latest.latest("C9", "U9")).toBe("1700000000.000999");
   });
 });
