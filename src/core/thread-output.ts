@@ -20,8 +20,10 @@ export interface TurnInfo {
   readonly turnId: string;
   /**
    * The `target.extra` of the message that triggered this turn (e.g. the message id to reply to);
-   * the session's target keeps the extra of its first message. Absent for retries and for turns
-   * whose trigger is unknown (queued or started by an older version): use the session's target.
+   * the session's target keeps the extra of its first message. Absent for turns no message
+   * triggered (wake-ups, schedules), retries, and turns whose trigger is unknown (queued or started
+   * by an older version): such a turn's output is opened on the thread itself (the session's target
+   * without its first message's reply, core/thread-target.ts' replyingToNone).
    */
   readonly replyTo?: Readonly<Record<string, string | number | boolean>>;
 }
