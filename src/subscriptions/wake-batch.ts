@@ -6,7 +6,7 @@
  * those that came meanwhile in buffer order, the oldest left out. Apart from wake-scheduler.ts,
  * which decides when a batch goes: this only decides what it holds.
  */
-import type { WakeItem } from "./wake-scheduler.js";
+import type { WakeItem } from "./wake-contract.js";
 
 /** A batch's messages (in the order added, or buffer order once merged) and the count left out. */
 export interface BatchContents {

@@ -24,7 +24,8 @@ import type { SubscriptionSettings } from "./subscription-settings.js";
 import { channelShown } from "./subscription-text.js";
 import { renderWakeInput } from "./wake-prompt.js";
 import { wakesSubscription } from "./wake-rule.js";
-import { NoticeNotPostedError, type ReadyBatch, type WakeScheduler } from "./wake-scheduler.js";
+import { NoticeNotPostedError, type ReadyBatch } from "./wake-contract.js";
+import type { WakeScheduler } from "./wake-scheduler.js";
 import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
 
 export interface WakeDeliveryDeps {

@@ -11,7 +11,7 @@
  */
 import type { Clock, TimerHandle } from "../core/clock.js";
 import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
-import type { ReadyBatch, WakeItem, WakeSchedulerOptions } from "./wake-scheduler.js";
+import type { ReadyBatch, WakeItem, WakeSchedulerOptions } from "./wake-contract.js";
 
 /** The claim key of a matched message's wake-up of its subscription. */
 const claimKey = (ready: ReadyBatch, item: WakeItem): string =>

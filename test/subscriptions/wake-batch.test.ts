@@ -12,7 +12,7 @@ import {
   mergeBack,
   withItem,
 } from "../../src/subscriptions/wake-batch.js";
-import type { WakeItem } from "../../src/subscriptions/wake-scheduler.js";
+import type { WakeItem } from "../../src/subscriptions/wake-contract.js";
 
 function item(seq: number, text = `m${seq}`): WakeItem {
   return {

@@ -17,10 +17,10 @@ import { StoreWakeClaims, WAKE_CLAIM_TAKE_MS, type WakeClaims } from "../../src/
 import {
   type ReadyBatch,
   subscriptionWakeBudgetKey,
-  WakeScheduler,
   type WakeItem,
   type WakeSchedulerOptions,
-} from "../../src/subscriptions/wake-scheduler.js";
+} from "../../src/subscriptions/wake-contract.js";
+import { WakeScheduler } from "../../src/subscriptions/wake-scheduler.js";
 import { ManualClock } from "../schedules/support.js";
 
 function item(seq: number): WakeItem {
