@@ -13,7 +13,7 @@
  * not shadow a valid skill of the same name from an earlier source. While save_skill replaces a
  * workspace skill, the old folder moved aside stands for it until the new one is in place, so a
  * scan between the two renames never finds the skill gone; only while that save's staging folder
- * is there and the skill's own folder is not. A save that fails between the renames puts the old
+ * is there and the skill's own folder is not (the save's folder names: skill-save-folders.ts). A save that fails between the renames puts the old
  * folder back (save-skill-tool.ts); one whose process died there leaves both folders, and the old
  * skill is served from its aside folder until a save of the name replaces it — nothing cleans
  * such leftovers up (another process sharing the workspace may be mid-save; no lock tells).
@@ -28,7 +28,7 @@ import { CredentialFileError } from "../tools/files/credential-paths.js";
 import { PathOutsideWorkspaceError } from "../tools/files/workspace-paths.js";
 import { operatorSkillAccess } from "./operator-skill-access.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
-import { skillNameSchema } from "./skill-name.js";
+import { asideSkillName } from "./skill-save-folders.js";
 import { isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { Skill, SkillProblem, SkillSource } from "./skill.js";
@@ -36,28 +36,6 @@ import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
 /** Largest SKILL.md read, in bytes (a larger one is skipped; save_skill refuses to write one). */
 export const SKILL_FILE_MAX_BYTES = 256 * 1024;
-
-/** The folder save_skill writes a skill in, beside its destination, before renaming it into place. */
-export function stagingSkillFolder(name: string, tag: string): string {
-  return `.${name}.saving-${tag}`;
-}
-
-/** The folder a skill is moved aside to while save_skill renames its replacement into place. */
-export function asideSkillFolder(name: string, tag: string): string {
-  return `.${name}.old-${tag}`;
-}
-
-/**
- * The skill a folder moved aside by save_skill (asideSkillFolder) stands for while that save is
- * under way — its staging folder of the same tag is in `present`, the skill's own folder is not
- * (also the leftover of a save whose process died between its renames, told apart by nothing);
- * undefined for any other name, or once that save is over or was given up.
- */
-function asideSkillName(folderName: string, present: ReadonlySet<string>): string | undefined {
-  const [, name, tag] = /^\.(.+)\.old-([0-9a-f]{8})$/.exec(folderName) ?? [];
-  if (name === undefined || tag === undefined || !skillNameSchema.safeParse(name).success) return undefined;
-  return present.has(stagingSkillFolder(name, tag)) && !present.has(name) ? name : undefined;
-}
 
 /** One scan's outcome: the usable skills by name, and what could not be used. */
 export interface SkillScan {
