@@ -14,9 +14,11 @@
  * own: a write that lost to another process's starts again, so neither's messages are lost.
  * Buffer keys never expire, so a page no head lists is deleted: by the write that made it when
  * that write loses or fails, and by a drop, which removes exactly the head it deletes the pages of.
+ * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
+ * forgotten-entry counts) in channel-buffer-read.ts, and the shared-mode compare-and-set commit,
+ * drop swap and retry loop in channel-buffer-shared.ts.
  */
 import { randomBytes } from "node:crypto";
-import { z } from "zod";
 import { describeProblems } from "../core/schema-problems.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -26,16 +28,26 @@ import {
   type BufferEntryInput,
   type BufferPosition,
   bufferEntryInputSchema,
-  bufferEntrySchema,
   capEntryText,
   DEFAULT_MAX_ENTRY_CHARS,
-  isAfter,
   positionOf,
 } from "./buffer-entry.js";
 import { type Clock, systemClock } from "../core/clock.js";
+import { type BufferRead, type ReadOptions, readEntries } from "./channel-buffer-read.js";
+import { commitShared, dropOnce, PageGone, retrying } from "./channel-buffer-shared.js";
+import {
+  BUFFER_HEAD_KIND,
+  BUFFER_PAGE_KIND,
+  type BufferHead,
+  bufferHeadKey,
+  bufferPageKey,
+  deletePages,
+  headSchema,
+  pageOf,
+  pageSchema,
+  sameHead,
+} from "./channel-buffer-store-shapes.js";
 
-export const BUFFER_HEAD_KIND = "channel-buffer-head";
-export const BUFFER_PAGE_KIND = "channel-buffer-page";
 /** How many recent message ids per channel are remembered for duplicate detection. */
 const RECENT_IDS = 256;
 
@@ -54,44 +66,6 @@ export interface ChannelBufferOptions {
    */
   readonly shared?: boolean;
 }
-
-interface PageInfo {
-  readonly index: number;
-  /** Latest `at` of the page's entries: the page is stale once this is older than the age cap. */
-  readonly maxAt: string;
-  /** Which write of the page this is, when several processes write (each write a key of its own). */
-  readonly rev?: string;
-}
-
-/** Which stored page: its index and write. */
-type PageKey = Pick<PageInfo, "index" | "rev">;
-
-interface BufferHead {
-  readonly epoch: string;
-  readonly pageSize: number;
-  readonly lastSeq: number;
-  /** Entries below this seq are forgotten (count cap or age cap). */
-  readonly floorSeq: number;
-  readonly pages: readonly PageInfo[];
-}
-
-const headSchema: z.ZodType<BufferHead> = z.object({
-  epoch: z.string().min(1).max(64),
-  pageSize: z.number().int().positive(),
-  lastSeq: z.number().int().nonnegative(),
-  floorSeq: z.number().int().positive(),
-  pages: z.array(
-    z.object({
-      index: z.number().int().nonnegative(),
-      maxAt: z.iso.datetime({ offset: true }),
-      rev: z
-        .string()
-        .regex(/^[0-9a-f]{1,32}$/)
-        .optional(),
-    }),
-  ),
-});
-const pageSchema = z.object({ entries: z.array(bufferEntrySchema) });
 
 interface ChannelState {
   readonly head: BufferHead;
@@ -112,56 +86,6 @@ interface PendingAppend {
 export interface AppendResult {
   readonly entry: BufferEntry;
   readonly position: BufferPosition;
-}
-
-/**
- * What a read returns: entries oldest first, how many more matched beyond `limit`, and how many
- * after `after` (same incarnation) and before the last entry returned (or the end, when all were
- * returned) were forgotten before they were read — over the count cap (counted across the channel,
- * whatever the thread) or the age cap; `droppedThrough` is the newest position they cover, so a
- * reader whose cursor moves there is not told of them again.
- */
-export interface BufferRead {
-  readonly epoch: string;
-  readonly entries: readonly BufferEntry[];
-  readonly remaining: number;
-  readonly dropped: number;
-  readonly droppedThrough: BufferPosition | undefined;
-}
-
-export interface ReadOptions {
-  /** Only entries after this position. */
-  readonly after?: BufferPosition;
-  /** Only entries sent at or after this ISO time. */
-  readonly since?: string;
-  /** Only entries in this topic / thread. */
-  readonly thread?: string;
-  readonly limit: number;
-}
-
-/** Store key of a channel buffer's head (heads and pages use distinct prefixes). */
-export const bufferHeadKey = (channelKey: string) => `head:${channelKey}`;
-/** Store key of page `index` of a channel's buffer (of its write `rev`, when several processes write). */
-export const bufferPageKey = (channelKey: string, index: number, rev?: string) =>
-  rev === undefined ? `page:${channelKey}:${index}` : `page:${channelKey}:${index}:${rev}`;
-/** How many times a shared write or read starts again after other processes moved the head meanwhile. */
-const MAX_ATTEMPTS = 16;
-
-/** A page the head lists is gone: another process moved the head on meanwhile (shared buffers only). */
-class PageGone extends Error {}
-
-/** Whether two heads describe the same stored buffer (same incarnation, entries and pages). */
-function sameHead(a: BufferHead, b: BufferHead): boolean {
-  return (
-    a.epoch === b.epoch &&
-    a.lastSeq === b.lastSeq &&
-    a.floorSeq === b.floorSeq &&
-    a.pages.length === b.pages.length &&
-    a.pages.every(
-      (page, i) =>
-        page.index === b.pages[i]?.index && page.maxAt === b.pages[i]?.maxAt && page.rev === b.pages[i]?.rev,
-    )
-  );
 }
 
 /** The per-channel message buffers. One instance per store per process; it caches each channel's head and last page. */
@@ -223,43 +147,8 @@ export class ChannelBuffer {
   private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
     const state = await this.state(channelKey);
     if (!state) return undefined;
-    const { head } = state;
     const cutoff = this.clock.now() - this.options.maxAgeMs;
-    const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
-    const { after } = options;
-    const sameEpoch = after !== undefined && after.epoch === head.epoch;
-    const afterSeq = sameEpoch ? after.seq : head.floorSeq - 1;
-    const firstPage = this.pageOf(Math.max(afterSeq + 1, head.floorSeq), head.pageSize);
-    const entries: BufferEntry[] = [];
-    let remaining = 0;
-    // A position below the floor: the entries between it and the floor were forgotten unread
-    // (the time of the last of them is not known: the position read keeps its own).
-    let dropped = sameEpoch ? Math.max(0, head.floorSeq - 1 - afterSeq) : 0;
-    let droppedThrough: BufferPosition | undefined =
-      after !== undefined && dropped > 0
-        ? { epoch: head.epoch, seq: head.floorSeq - 1, at: after.at }
-        : undefined;
-    for (const page of head.pages) {
-      if (page.index < firstPage) continue;
-      for (const entry of await this.loadPage(channelKey, state, page.index)) {
-        if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
-        const at = Date.parse(entry.at);
-        if (options.thread !== undefined && entry.thread !== options.thread) continue;
-        if (!isAfter(entry, head.epoch, after)) continue;
-        if (at < cutoff) {
-          // Counted up to the last entry returned: those beyond are told of when read up to.
-          if (sameEpoch && entries.length < options.limit) {
-            dropped += 1;
-            droppedThrough = positionOf(entry, head.epoch);
-          }
-          continue;
-        }
-        if (sinceMs !== undefined && at < sinceMs) continue;
-        if (entries.length < options.limit) entries.push(entry);
-        else remaining += 1;
-      }
-    }
-    return { epoch: head.epoch, entries, remaining, dropped, droppedThrough };
+    return readEntries(state.head, options, cutoff, (index) => this.loadPage(channelKey, state, index));
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
@@ -279,48 +168,25 @@ export class ChannelBuffer {
     await this.mutex.run(channelKey, async () => {
       this.states.set(channelKey, null);
       if (this.options.shared) {
-        await this.retrying(channelKey, "drop", () => this.dropOnce(channelKey));
+        await this.retrying(channelKey, "drop", () => dropOnce(this.space, channelKey, this.emptyHead()));
         return;
       }
       // A corrupt head is being thrown away anyway; its pages are then unknown and get overwritten later.
       const state = await this.state(channelKey).catch(() => null);
       await this.space.delete(bufferHeadKey(channelKey));
-      if (state) await this.deletePages(channelKey, state.head.pages);
+      if (state) await deletePages(this.space, channelKey, state.head.pages);
     });
   }
 
-  /** Swap the stored head for an empty one if no other process moved it meanwhile (null: it did). */
-  private async dropOnce(channelKey: string): Promise<true | null> {
-    const headKey = bufferHeadKey(channelKey);
-    const raw = await this.space.get(headKey);
-    if (raw === undefined) return true;
-    const empty: BufferHead = {
+  /** A new, empty buffer incarnation. */
+  private emptyHead(): BufferHead {
+    return {
       epoch: randomBytes(8).toString("hex"),
       pageSize: this.pageSize,
       lastSeq: 0,
       floorSeq: 1,
       pages: [],
     };
-    if (!(await this.space.replaceIf(headKey, raw, toVersioned(BUFFER_HEAD_KIND, empty)))) return null;
-    await this.deletePages(channelKey, this.listedPages(channelKey, raw));
-    return true;
-  }
-
-  /** The pages a stored head lists; none for a corrupt head (its pages are then unknown and stay). */
-  private listedPages(channelKey: string, raw: unknown): readonly PageInfo[] {
-    try {
-      return fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey }).pages;
-    } catch {
-      return [];
-    }
-  }
-
-  private async deletePages(channelKey: string, pages: readonly PageKey[]): Promise<void> {
-    await Promise.all(pages.map((p) => this.space.delete(bufferPageKey(channelKey, p.index, p.rev))));
-  }
-
-  private pageOf(seq: number, pageSize: number): number {
-    return Math.floor((seq - 1) / pageSize);
   }
 
   private async drain(channelKey: string): Promise<void> {
@@ -345,24 +211,9 @@ export class ChannelBuffer {
     }
   }
 
-  /**
-   * Run `attempt` again from the stored head while other processes' writes get in its way (it
-   * returns null, or a page its head lists is gone): at most MAX_ATTEMPTS times, then fail.
-   */
-  private async retrying<T>(channelKey: string, what: string, attempt: () => Promise<T | null>): Promise<T> {
-    for (let attempts = 1; ; attempts++) {
-      try {
-        const result = await attempt();
-        if (result !== null) return result;
-      } catch (error) {
-        if (!(error instanceof PageGone)) throw error;
-      }
-      this.states.delete(channelKey);
-      if (attempts === MAX_ATTEMPTS)
-        throw new Error(
-          `channel buffer: ${what} of ${channelKey} failed: other processes changed its buffer ${attempts} times meanwhile`,
-        );
-    }
+  /** Run `attempt` again, from the stored head, while other processes' writes get in its way. */
+  private retrying<T>(channelKey: string, what: string, attempt: () => Promise<T | null>): Promise<T> {
+    return retrying(channelKey, what, attempt, () => this.states.delete(channelKey));
   }
 
   private write(
@@ -387,13 +238,7 @@ export class ChannelBuffer {
   ): Promise<(AppendResult | undefined)[] | null> {
     const state = await this.state(channelKey);
     const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
-    let head: BufferHead = state?.head ?? {
-      epoch: randomBytes(8).toString("hex"),
-      pageSize: this.pageSize,
-      lastSeq: 0,
-      floorSeq: 1,
-      pages: [],
-    };
+    let head: BufferHead = state?.head ?? this.emptyHead();
     const recent = new Set(state?.recentIds ?? []);
     const recentIds = [...(state?.recentIds ?? [])];
     let tail = [...(state?.tail ?? [])];
@@ -409,7 +254,7 @@ export class ChannelBuffer {
         seq: head.lastSeq + 1,
         bufferedAt: new Date(this.clock.now()).toISOString(),
       };
-      const index = this.pageOf(entry.seq, head.pageSize);
+      const index = pageOf(entry.seq, head.pageSize);
       const last = head.pages.at(-1);
       if (last?.index !== index) tail = [];
       tail.push(entry);
@@ -435,54 +280,23 @@ export class ChannelBuffer {
       );
     } catch (error) {
       // Shared, no head will list these page keys: delete those that were written.
-      if (rev !== undefined) await this.deletePages(channelKey, ours).catch(() => undefined);
+      if (rev !== undefined) await deletePages(this.space, channelKey, ours).catch(() => undefined);
       throw error;
     }
     const headKey = bufferHeadKey(channelKey);
     const stored = toVersioned(BUFFER_HEAD_KIND, trimmed);
     if (!this.options.shared) await this.space.set(headKey, stored);
-    else if (!(await this.commitShared(channelKey, state, stored, rev, ours))) {
-      await this.deletePages(channelKey, ours);
+    else if (!(await commitShared(this.space, channelKey, state, stored, rev, ours))) {
+      await deletePages(this.space, channelKey, ours);
       return null;
     }
     const replaced = (state?.head.pages ?? []).filter(
       (p) => !kept.has(p.index) || kept.get(p.index) !== p.rev,
     );
-    await Promise.all(replaced.map((p) => this.space.delete(bufferPageKey(channelKey, p.index, p.rev))));
+    await deletePages(this.space, channelKey, replaced);
     const keptIds = recentIds.slice(-RECENT_IDS);
     this.states.set(channelKey, { head: trimmed, stored, tail, recentIds: keptIds });
     return results;
-  }
-
-  /**
-   * Write the head over the one `state` was read from (or where none is); false when another
-   * process wrote it first. When the store fails midway the write may or may not have landed: if
-   * the stored head lists page write `rev` it did, else this write's pages are deleted (nothing
-   * lists them) before the failure is passed on.
-   */
-  private async commitShared(
-    channelKey: string,
-    state: ChannelState | null,
-    stored: unknown,
-    rev: string | undefined,
-    ours: readonly PageKey[],
-  ): Promise<boolean> {
-    const headKey = bufferHeadKey(channelKey);
-    try {
-      return state
-        ? await this.space.replaceIf(headKey, state.stored, stored)
-        : await this.space.setIfAbsent(headKey, stored);
-    } catch (error) {
-      let now: unknown;
-      try {
-        now = await this.space.get(headKey);
-      } catch {
-        throw error; // still failing: whether the write landed is unknown, so its pages stay
-      }
-      if (this.listedPages(channelKey, now).some((p) => p.rev === rev)) return true;
-      await this.deletePages(channelKey, ours).catch(() => undefined);
-      throw error;
-    }
   }
 
   /** Apply the count and age caps: raise the floor, drop whole pages below it or gone stale. */

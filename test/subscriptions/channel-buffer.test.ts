@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
-import { bufferHeadKey, bufferPageKey, ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { bufferHeadKey, bufferPageKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
 import type { Clock } from "../../src/core/clock.js";
 import { ReadCursors } from "../../src/subscriptions/read-cursors.js";
 
