@@ -1,5 +1,6 @@
 /**
- * The update handlers: messages, button presses and the draft stop button. Each checks access,
+ * The update handlers: messages, channel posts and the bot's removal from a chat; button presses
+ * and the draft stop button are handled in telegram-presses.ts. Each checks access,
  * records or hands over, and returns — `service.receive()` / `press()` / `command()` resolve once
  * recorded, never when a turn ends, and a message's files are downloaded and read in its sender's
  * hand-over lane afterwards (telegram-hand-over.ts) — so the per-chat ordering around them never
@@ -23,12 +24,10 @@
  * group, as sessions and access see it); what starts a turn is unchanged by them.
  */
 import { Composer, type Context } from "grammy";
-import type { ButtonPress, PressResult } from "../../core/button-press.js";
 import type { ThreadOutput } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { TelegramAccess } from "./telegram-access.js";
 import type { ChatMigrations } from "./telegram-migrations.js";
-import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import { COMMAND_NAMES } from "../../core/text-commands.js";
@@ -42,16 +41,14 @@ import {
   isAnonymousAdmin,
   isAutomaticForward,
   type TelegramMessage,
-  chatTarget,
   targetOf,
   telegramMessageSchema,
-  topicOf,
   userOf,
 } from "./telegram-inbound.js";
 import { screenedMessage } from "./telegram-intake.js";
 import { accessChatOf, followMigration, sessionChatOf } from "./telegram-migrated-chats.js";
 import { leftChatOf, observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
-import { INACTIVE_BUTTON } from "../intake-log.js";
+import { onCallback, onStopGeneration } from "./telegram-presses.js";
 
 /** Commands passed to `service.command()`; /start, /pair, /pairs and /unpair are answered here. */
 const SERVICE_COMMANDS: ReadonlySet<string> = new Set([
@@ -80,8 +77,6 @@ export const COMMAND_MENU = [
   { command: "schedules", description: "Your scheduled tasks and wake-ups, with Cancel buttons" },
   { command: "subscriptions", description: "Your channel subscriptions, with Cancel buttons" },
 ] as const;
-
-const PRESS_ANSWER_WITHIN_MS = 5000;
 
 export interface HandlerDeps extends HandOverDeps {
   readonly access: TelegramAccess;
@@ -341,92 +336,6 @@ function handOverAlbum(
       deps.logger.warn({ err: errorText(error) }, "telegram: album refusal could not be delivered"),
     );
   return undefined;
-}
-
-function alertFor(result: PressResult): { text: string; show_alert: boolean } {
-  const text = result.message.length > 200 ? `${result.message.slice(0, 199)}…` : result.message;
-  return { text, show_alert: result.status !== "accepted" };
-}
-
-async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
-  const query = ctx.callbackQuery!;
-  const action = parseCallbackData(query.data);
-  const message = query.message;
-  const answer = (text: string, show_alert = false) => ctx.answerCallbackQuery({ text, show_alert });
-  if (!action || (action.kind === "control" && !message)) {
-    await answer(INACTIVE_BUTTON);
-    return;
-  }
-  const chat = await accessChatOf(message?.chat ?? { id: query.from.id, type: "private" }, deps.migrations);
-  const user = { id: query.from.id, name: userOf(query.from).name };
-  if (!(await deps.access.allows(chat, user))) {
-    await answer(`You are not allowed to use this bot (your user id is ${query.from.id}).`, true);
-    return;
-  }
-  let press: ButtonPress;
-  if (action.kind === "card") {
-    press = {
-      kind: "card",
-      platform: "telegram",
-      pendingId: action.pendingId,
-      action: action.action,
-      user: userOf(query.from),
-    };
-  } else {
-    const topic = message && "message_thread_id" in message ? topicOf(message as TelegramMessage) : undefined;
-    const target = chatTarget(chat.id, topic, chat.alsoKnownAs);
-    press = { kind: "control", control: action.control, target, user: userOf(query.from) };
-  }
-  const pressed = deps.service.press(press);
-  let timer: NodeJS.Timeout | undefined;
-  const slow = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, PRESS_ANSWER_WITHIN_MS, undefined);
-  });
-  try {
-    const result = await Promise.race([pressed, slow]);
-    if (result) {
-      await answer(alertFor(result).text, alertFor(result).show_alert);
-      // A retry started: take the button away so it is not pressed twice.
-      if (result.status === "accepted" && action.kind === "control" && action.control === "retry") {
-        await ctx.editMessageReplyMarkup().catch((error: unknown) => {
-          deps.logger.debug({ err: errorText(error) }, "telegram: could not remove the retry button");
-        });
-      }
-    } else {
-      await answer("Working on it…");
-      pressed.catch((error: unknown) =>
-        deps.logger.error({ err: errorText(error) }, "telegram: press failed"),
-      );
-    }
-  } catch (error) {
-    deps.logger.error({ err: errorText(error) }, "telegram: press failed");
-    await answer("Sorry, that did not work. Please try again.", true);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function onStopGeneration(ctx: Context, deps: HandlerDeps): Promise<void> {
-  const stopped = ctx.update.stopped_message_generation!;
-  const user = {
-    id: stopped.chat.id,
-    name: stopped.chat.username ? `@${stopped.chat.username}` : (stopped.chat.first_name ?? ""),
-  };
-  if (!(await deps.access.allows(stopped.chat, user))) return;
-  const target: ThreadTarget = {
-    platform: "telegram",
-    workspace: "tg",
-    channel: String(stopped.chat.id),
-    ...(stopped.message_thread_id !== undefined && stopped.message_thread_id !== 1
-      ? { thread: String(stopped.message_thread_id) }
-      : {}),
-  };
-  await deps.service.press({
-    kind: "control",
-    control: "stop",
-    target,
-    user: { id: String(user.id), name: user.name },
-  });
 }
 
 async function onChannelPost(ctx: Context, deps: HandlerDeps): Promise<void> {
