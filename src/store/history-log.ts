@@ -12,11 +12,26 @@
  * cannot race a writer's append, in this process or another — only the deletes and then a mark,
  * `pruned:<session>`, that says which pages are gone (opens never read below it). The mark only
  * rises (a compare-and-set, atomic across processes): opens that read different heads prune to
- * different pages, and the one pruning least may finish last.
+ * different pages, and the one pruning least may finish last. The stored records, their keys and
+ * page sizing are in history-records.ts.
  */
-import { z } from "zod";
 import { deepFreeze, frozenConcat } from "../core/deep-freeze.js";
 import type { ConversationMessage } from "../core/messages.js";
+import {
+  EMPTY_PAGE_BYTES,
+  grown,
+  HISTORY_HEAD_KIND,
+  HISTORY_PRUNED_KIND,
+  type HistoryHead,
+  historyHeadKey,
+  historyPageKey,
+  historyPrunedKey,
+  jsonBytes,
+  pageEntry,
+  parseHead,
+  parseMark,
+  storedPage,
+} from "./history-records.js";
 import {
   HISTORY_WINDOW,
   type HistoryWindow,
@@ -26,7 +41,7 @@ import {
 } from "./history-window.js";
 import { conversationMessageSchema } from "./message-schema.js";
 import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
-import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
+import { describeIssues, toVersioned } from "./versioned.js";
 
 /**
  * Messages per page for sessions created with default options. An append rewrites the open page,
@@ -38,56 +53,8 @@ import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./v
 export const DEFAULT_HISTORY_PAGE_SIZE = 10;
 /** Longest session id accepted (keys must fit the store's key limit with their prefix). */
 export const MAX_HISTORY_SESSION_ID_LENGTH = 180;
-export const HISTORY_HEAD_KIND = "history-head";
-export const HISTORY_PAGE_KIND = "history-page";
-export const HISTORY_PRUNED_KIND = "history-pruned";
 /** Writes of the pruned mark a prune tries, each over the mark read last, before it gives up. */
 const MAX_MARK_ATTEMPTS = 16;
-
-/** The head record: how many messages, in pages of what size. */
-export interface HistoryHead {
-  readonly count: number;
-  readonly pageSize: number;
-  readonly pages: number;
-}
-
-/** Validates a stored head's `data`. */
-const historyHeadSchema: z.ZodType<HistoryHead> = z
-  .object({
-    count: z.number().int().nonnegative(),
-    pageSize: z.number().int().positive(),
-    pages: z.number().int().nonnegative(),
-  })
-  .refine((head) => head.pages === Math.ceil(head.count / head.pageSize), {
-    message: "pages does not match count and pageSize",
-  });
-
-/**
- * Validates a stored page's `data`: its messages and the bytes of their JSON (pages older builds
- * wrote have none: they are measured when read).
- */
-const historyPageSchema = z.object({
-  messages: z.array(conversationMessageSchema),
-  bytes: z.number().int().nonnegative().optional(),
-});
-
-/** Validates a stored pruned mark's `data`: the pages before `pages` are deleted. */
-const historyPrunedSchema = z.object({ pages: z.number().int().nonnegative() });
-
-/** Storage keys: heads and pages live under distinct prefixes so no session id can collide with a page. */
-export function historyHeadKey(sessionId: string): string {
-  return `head:${sessionId}`;
-}
-
-/** Key of page `index` (0-based) of a session's history. */
-export function historyPageKey(sessionId: string, index: number): string {
-  return `page:${sessionId}:${index}`;
-}
-
-/** Key of the session's pruned mark. */
-export function historyPrunedKey(sessionId: string): string {
-  return `pruned:${sessionId}`;
-}
 
 /** A paged, append-only message log per session. */
 export class HistoryLog {
@@ -165,57 +132,6 @@ async function readPages(
     if (raw === undefined && index < head.pages - 1) return undefined;
     return storedPage(sessionId, index, raw, Math.min(head.pageSize, head.count - index * head.pageSize));
   });
-}
-
-function parseHead(sessionId: string, raw: unknown): HistoryHead {
-  return fromVersioned(raw, {
-    kind: HISTORY_HEAD_KIND,
-    schema: historyHeadSchema,
-    where: `session "${sessionId}"`,
-  });
-}
-
-function parseMark(sessionId: string, raw: unknown): number {
-  if (raw === undefined) return 0;
-  const where = `session "${sessionId}"`;
-  return fromVersioned(raw, { kind: HISTORY_PRUNED_KIND, schema: historyPrunedSchema, where }).pages;
-}
-
-/**
- * The first `expected` messages of a stored page, and their bytes. The head's count is
- * authoritative: a page may hold more when a crash hit between writing it and writing the head;
- * those are not part of history (and the stored bytes, which count them, are measured again).
- */
-function storedPage(sessionId: string, index: number, raw: unknown, expected: number): WindowPage {
-  const where = `session "${sessionId}", page ${index}`;
-  if (raw === undefined) throw new StoredDataError(`stored ${HISTORY_PAGE_KIND} (${where}) is missing`);
-  const page = fromVersioned(raw, { kind: HISTORY_PAGE_KIND, schema: historyPageSchema, where });
-  if (page.messages.length < expected) {
-    throw new StoredDataError(
-      `stored ${HISTORY_PAGE_KIND} (${where}) is truncated: ${page.messages.length} of ${expected} messages`,
-    );
-  }
-  if (page.bytes !== undefined && page.messages.length === expected) {
-    return { messages: page.messages, bytes: page.bytes };
-  }
-  const messages = page.messages.slice(0, expected);
-  return { messages, bytes: jsonBytes(messages) };
-}
-
-/** The bytes of `value`'s JSON: how a page and a message are measured. */
-function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value));
-}
-
-/** The bytes of a page with no messages: `[]`. */
-const EMPTY_PAGE_BYTES = 2;
-
-/**
- * The bytes of a page of `length` messages and `bytes` once a message of `messageBytes` joins it:
- * `[a]` and `b` make `[a,b]`, one comma more.
- */
-function grown(bytes: number, length: number, messageBytes: number): number {
-  return bytes + messageBytes + (length === 0 ? 0 : 1);
 }
 
 /**
@@ -404,10 +320,6 @@ function appendWrites(
   const next: HistoryHead = { count, pageSize, pages: Math.ceil(count / pageSize) };
   entries.push({ key: historyHeadKey(sessionId), value: toVersioned(HISTORY_HEAD_KIND, next) });
   return { entries, head: next, openPageBytes: bytes };
-}
-
-function pageEntry(sessionId: string, index: number, page: WindowPage): SpaceEntry {
-  return { key: historyPageKey(sessionId, index), value: toVersioned(HISTORY_PAGE_KIND, page) };
 }
 
 function checkSessionId(sessionId: string): void {

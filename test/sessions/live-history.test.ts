@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { openRecordHistory } from "../../src/sessions/live-history.js";
 import { createStore } from "../../src/store/create-store.js";
-import { HistoryLog, historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-log.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { sessionRecord, thread } from "./helpers/harness.js";
 

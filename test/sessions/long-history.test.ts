@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { anchorHash } from "../../src/engine/compaction-state.js";
-import { HistoryLog, historyPageKey } from "../../src/store/history-log.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { historyPageKey } from "../../src/store/history-records.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
 import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";

@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
-import { HistoryLog, historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-log.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 

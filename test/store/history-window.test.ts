@@ -8,7 +8,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
-import { HistoryLog, historyPageKey, historyPrunedKey } from "../../src/store/history-log.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
 import type { KeyValueSpace } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
