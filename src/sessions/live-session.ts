@@ -5,7 +5,8 @@
  * before the engine moves on. The session is its history's only writer (the session lock keeps
  * one turn at a time), so appends read nothing back from the store. A queued message's dedupe
  * keys are recorded as seen before any record without that message is saved, so a redelivery is
- * recognised either from the queue or from the dedupe marks — also after a crash in between.
+ * recognised either from the queue or from the dedupe marks — also after a crash in between
+ * (which keys a change lets go of: delivery-keys.ts).
  * The session's downloaded files (its facts) are read from their own log and written to it as they
  * come; a record stored with the list they were once kept in has it folded into the log, and is
  * saved without it once they are stored (a save waits for the files added before it).
@@ -22,6 +23,7 @@ import type { KeyValueSpace } from "../store/store.js";
 import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-turn.js";
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
+import { holdsDelivery, RecordedDeliveryKeys } from "./delivery-keys.js";
 import { DownloadedFiles } from "./downloaded-files.js";
 import { type LiveHistoryStores, type OpenedHistory, openRecordHistory } from "./live-history.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
@@ -87,7 +89,7 @@ export class LiveSession {
   /** Set while a record change made by `defer` is not saved yet: the dedupe keys it let go of. */
   private deferredLeaving: string[] | undefined;
   /** Dedupe keys of queued messages already recorded as seen (in memory: empty after a reload). */
-  private readonly recordedKeys = new Set<string>();
+  private readonly recordedKeys = new RecordedDeliveryKeys();
 
   private log: SessionHistory;
   private readonly toolStarts: ToolStartJournal;
@@ -231,7 +233,7 @@ export class LiveSession {
    */
   update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
     const next = this.changed(change);
-    const leaving = [...(this.deferredLeaving ?? []), ...this.keysLeaving(this.current, next)];
+    const leaving = [...(this.deferredLeaving ?? []), ...this.recordedKeys.leaving(this.current, next)];
     this.deferredLeaving = undefined;
     this.current = next;
     const { dedupe, records, writesInOrder } = this.stores;
@@ -265,7 +267,10 @@ export class LiveSession {
    */
   defer(change: (record: SessionRecord) => SessionRecord): void {
     const next = this.changed(change);
-    this.deferredLeaving = [...(this.deferredLeaving ?? []), ...this.keysLeaving(this.current, next)];
+    this.deferredLeaving = [
+      ...(this.deferredLeaving ?? []),
+      ...this.recordedKeys.leaving(this.current, next),
+    ];
     this.current = next;
     if (!hasPendingWork(next)) this.stores.records.left(next.id);
   }
@@ -309,26 +314,13 @@ export class LiveSession {
    * included) or the message that started the turn in progress.
    */
   holdsDelivery(keys: readonly string[]): boolean {
-    const held = (own: readonly string[] | undefined) => own?.some((key) => keys.includes(key)) === true;
-    return held(this.current.pendingTurn?.dedupeKeys) || this.current.queue.some((m) => held(m.dedupeKeys));
+    return holdsDelivery(this.current, keys);
   }
 
   /** Record a queued message's dedupe keys as seen (so it needs no second write when it leaves). */
   async recordDelivery(keys: readonly string[]): Promise<void> {
     await this.stores.dedupe.record(keys);
     for (const key of keys) if (this.holdsDelivery([key])) this.recordedKeys.add(key);
-  }
-
-  /** Dedupe keys `before` holds and `after` no longer does that may not be recorded yet. */
-  private keysLeaving(before: SessionRecord, after: SessionRecord): string[] {
-    if (before.queue === after.queue && before.pendingTurn === after.pendingTurn) return [];
-    const staying = new Set(heldKeys(after));
-    const leaving: string[] = [];
-    for (const key of heldKeys(before)) {
-      if (staying.has(key)) continue;
-      if (!this.recordedKeys.delete(key)) leaving.push(key);
-    }
-    return leaving;
   }
 
   /**
@@ -382,14 +374,6 @@ export class LiveSession {
     const marker = this.current.pendingTurn;
     return marker && parkTurn(this.id, marker, this.history, this.historyStart);
   }
-}
-
-/** The dedupe keys a record holds: its queued messages' and its turn in progress's. */
-function heldKeys(record: SessionRecord): string[] {
-  return [
-    ...(record.pendingTurn?.dedupeKeys ?? []),
-    ...record.queue.flatMap((message) => message.dedupeKeys ?? []),
-  ];
 }
 
 /** Whether two JSON values are equal, whatever the order of their object keys. */
