@@ -5,7 +5,7 @@
  * head and loads the pages (from its cache or the store), so these read rules live in one place.
  */
 import { type BufferEntry, type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
-import { type BufferHead, pageOf } from "./channel-buffer-store-shapes.js";
+import { type BufferHead, type PageInfo, pageOf } from "./channel-buffer-store-shapes.js";
 
 /**
  * What a read returns: entries oldest first, how many more matched beyond `limit`, and how many
@@ -34,13 +34,15 @@ export interface ReadOptions {
 
 /**
  * The entries of `head` matching `options`, oldest first, at most `limit` of them; entries sent
- * before `cutoff` (epoch ms) are past the age cap. `loadPage` gives the entries of page `index`.
+ * before `cutoff` (epoch ms) are past the age cap. `loadPage` gives the entries of a page it lists,
+ * or undefined when the page expired (all its entries past the age cap): they are then counted
+ * as forgotten whatever their thread, as entries below the floor are.
  */
 export async function readEntries(
   head: BufferHead,
   options: ReadOptions,
   cutoff: number,
-  loadPage: (index: number) => Promise<readonly BufferEntry[]>,
+  loadPage: (page: PageInfo) => Promise<readonly BufferEntry[] | undefined>,
 ): Promise<BufferRead> {
   const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
   const { after } = options;
@@ -58,7 +60,17 @@ export async function readEntries(
       : undefined;
   for (const page of head.pages) {
     if (page.index < firstPage) continue;
-    for (const entry of await loadPage(page.index)) {
+    const loaded = await loadPage(page);
+    if (loaded === undefined) {
+      const first = Math.max(page.index * head.pageSize + 1, head.floorSeq, afterSeq + 1);
+      const last = Math.min((page.index + 1) * head.pageSize, head.lastSeq);
+      if (sameEpoch && entries.length < options.limit && last >= first) {
+        dropped += last - first + 1;
+        droppedThrough = { epoch: head.epoch, seq: last, at: page.maxAt };
+      }
+      continue;
+    }
+    for (const entry of loaded) {
       if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
       const at = Date.parse(entry.at);
       if (options.thread !== undefined && entry.thread !== options.thread) continue;

@@ -1,8 +1,9 @@
 /**
  * What a ChannelBuffer keeps in the store's "buffers" space: the head and page records (their
  * kinds and schemas, checked on every read), the keys they live under, and the small pure helpers
- * over them. Kept apart from ChannelBuffer so the stored layout is defined in one place, shared by
- * the single-process paths and the shared-mode compare-and-set paths (channel-buffer-shared.ts).
+ * over them, and how long a page is kept. Kept apart from ChannelBuffer so the stored layout is
+ * defined in one place, shared by the single-process paths and the shared-mode compare-and-set
+ * paths (channel-buffer-shared.ts).
  */
 import { z } from "zod";
 import type { KeyValueSpace } from "../store/store.js";
@@ -55,6 +56,32 @@ export const bufferHeadKey = (channelKey: string) => `head:${channelKey}`;
 /** Store key of page `index` of a channel's buffer (of its write `rev`, when several processes write). */
 export const bufferPageKey = (channelKey: string, index: number, rev?: string) =>
   rev === undefined ? `page:${channelKey}:${index}` : `page:${channelKey}:${index}:${rev}`;
+
+/**
+ * How much longer than its entries are shown a page is kept: a process whose clock runs behind the
+ * store's by less than this still finds every page it may show.
+ */
+const PAGE_LIFETIME_MARGIN_MS = 86_400_000;
+
+/**
+ * How long a page written `now` is kept (its TTL): until every entry on it is past the age cap
+ * (its newest `at`, or `now` when that is later, plus `maxAgeMs`), and a margin more. So a page no
+ * head lists — its process crashed between page and head writes, or its head cannot be read — is
+ * gone by then, and a page a head lists is gone only once nothing on it may be shown (pageExpired).
+ * Heads have no TTL: compare-and-set never matches an expiring entry.
+ */
+export function pageLifetimeMs(maxAt: string, now: number, maxAgeMs: number): number {
+  const lifetime = Math.max(Date.parse(maxAt) - now, 0) + maxAgeMs + PAGE_LIFETIME_MARGIN_MS;
+  return Math.min(lifetime, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * Whether a listed page that is not stored may have expired (pageLifetimeMs) rather than been
+ * replaced by another process's write: all its entries are past the age cap (sent before `cutoff`).
+ */
+export function pageExpired(page: PageInfo, cutoff: number): boolean {
+  return Date.parse(page.maxAt) < cutoff;
+}
 
 /** Index of the page entry `seq` is on. */
 export function pageOf(seq: number, pageSize: number): number {

@@ -12,8 +12,11 @@
  * With several processes on one store (`shared`) each read and write starts from the head as
  * stored, and a write commits only over the head it read (compare-and-set), into page keys of its
  * own: a write that lost to another process's starts again, so neither's messages are lost.
- * Buffer keys never expire, so a page no head lists is deleted: by the write that made it when
- * that write loses or fails, and by a drop, which removes exactly the head it deletes the pages of.
+ * A page no head lists is deleted by the write that made it when that write loses or fails, and
+ * by a drop, which removes exactly the head it deletes the pages of. One a crash left (after its
+ * page write, before its head write) or a drop could not know (its head unreadable) expires:
+ * every page is written with a TTL that lasts until all its entries are past the age cap, and a
+ * listed page that expired reads as entries forgotten (pageLifetimeMs). Heads do not expire.
  * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
  * forgotten-entry counts) in channel-buffer-read.ts, and the shared-mode compare-and-set commit,
  * drop swap and retry loop in channel-buffer-shared.ts.
@@ -43,6 +46,9 @@ import {
   bufferPageKey,
   deletePages,
   headSchema,
+  type PageInfo,
+  pageExpired,
+  pageLifetimeMs,
   pageOf,
   pageSchema,
   sameHead,
@@ -71,8 +77,8 @@ interface ChannelState {
   readonly head: BufferHead;
   /** The head as stored, handed back to the store to write over it only if unchanged. */
   readonly stored: unknown;
-  /** Entries of the last page (its index is `pageOf(head.lastSeq)`). */
-  readonly tail: readonly BufferEntry[];
+  /** Entries of the last page (its index is `pageOf(head.lastSeq)`); undefined when it expired. */
+  readonly tail: readonly BufferEntry[] | undefined;
   readonly recentIds: readonly string[];
 }
 
@@ -148,7 +154,7 @@ export class ChannelBuffer {
     const state = await this.state(channelKey);
     if (!state) return undefined;
     const cutoff = this.clock.now() - this.options.maxAgeMs;
-    return readEntries(state.head, options, cutoff, (index) => this.loadPage(channelKey, state, index));
+    return readEntries(state.head, options, cutoff, (page) => this.loadPage(channelKey, state, page));
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
@@ -269,13 +275,21 @@ export class ChannelBuffer {
     }
     if (touched.size === 0) return results;
     const trimmed = this.trim(head);
-    const kept = new Map(trimmed.pages.map((p) => [p.index, p.rev]));
-    const written = [...touched].filter(([index]) => kept.has(index));
-    const ours = written.map(([index]) => ({ index, rev }));
+    const kept = new Map(trimmed.pages.map((p) => [p.index, p]));
+    const written = [...touched].flatMap(([index, entries]) => {
+      const page = kept.get(index);
+      return page ? [{ page, entries }] : [];
+    });
+    const ours = written.map(({ page }) => ({ index: page.index, rev }));
+    const now = this.clock.now();
     try {
       await Promise.all(
-        written.map(([index, entries]) =>
-          this.space.set(bufferPageKey(channelKey, index, rev), toVersioned(BUFFER_PAGE_KIND, { entries })),
+        written.map(({ page, entries }) =>
+          this.space.set(
+            bufferPageKey(channelKey, page.index, rev),
+            toVersioned(BUFFER_PAGE_KIND, { entries }),
+            pageLifetimeMs(page.maxAt, now, this.options.maxAgeMs),
+          ),
         ),
       );
     } catch (error) {
@@ -290,9 +304,10 @@ export class ChannelBuffer {
       await deletePages(this.space, channelKey, ours);
       return null;
     }
-    const replaced = (state?.head.pages ?? []).filter(
-      (p) => !kept.has(p.index) || kept.get(p.index) !== p.rev,
-    );
+    const replaced = (state?.head.pages ?? []).filter((p) => {
+      const still = kept.get(p.index);
+      return still === undefined || still.rev !== p.rev;
+    });
     await deletePages(this.space, channelKey, replaced);
     const keptIds = recentIds.slice(-RECENT_IDS);
     this.states.set(channelKey, { head: trimmed, stored, tail, recentIds: keptIds });
@@ -330,13 +345,13 @@ export class ChannelBuffer {
     if (cached && sameHead(cached.head, head)) return cached;
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
-    const tail = last ? await this.readPage(channelKey, head, last.index) : [];
-    const before = previous ? await this.readPage(channelKey, head, previous.index) : [];
+    const tail = last ? await this.readPage(channelKey, head, last) : [];
+    const before = previous ? await this.readPage(channelKey, head, previous) : [];
     const state: ChannelState = {
       head,
       stored: raw,
       tail,
-      recentIds: [...before, ...tail].map((e) => e.id).slice(-RECENT_IDS),
+      recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
     };
     this.states.set(channelKey, state);
     return state;
@@ -345,20 +360,26 @@ export class ChannelBuffer {
   private async loadPage(
     channelKey: string,
     state: ChannelState,
-    index: number,
-  ): Promise<readonly BufferEntry[]> {
-    if (state.head.pages.at(-1)?.index === index) return state.tail;
-    return this.readPage(channelKey, state.head, index);
+    page: PageInfo,
+  ): Promise<readonly BufferEntry[] | undefined> {
+    if (state.head.pages.at(-1) === page) return state.tail;
+    return this.readPage(channelKey, state.head, page);
   }
 
   /**
    * A page's entries up to the head's last seq (a crash between page and head writes may leave
-   * more). A page that is gone is empty — unless other processes write: then the head was moved on.
+   * more). A page that is gone expired (undefined) when all its entries are past the age cap, else
+   * is empty — unless other processes write: then the head was moved on.
    */
-  private async readPage(channelKey: string, head: BufferHead, index: number): Promise<BufferEntry[]> {
-    const rev = head.pages.find((p) => p.index === index)?.rev;
+  private async readPage(
+    channelKey: string,
+    head: BufferHead,
+    page: PageInfo,
+  ): Promise<BufferEntry[] | undefined> {
+    const { index, rev } = page;
     const raw = await this.space.get(bufferPageKey(channelKey, index, rev));
     if (raw === undefined) {
+      if (pageExpired(page, this.clock.now() - this.options.maxAgeMs)) return undefined;
       if (this.options.shared) throw new PageGone(`${channelKey}, page ${index}`);
       return [];
     }

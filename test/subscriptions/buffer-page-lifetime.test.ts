@@ -1,0 +1,145 @@
+/**
+ * A shared channel buffer's pages on a real redis-server expire once nothing on them may be shown
+ * (their entries past the age cap, and a margin more): a page a crashed write left before its head
+ * write, or one behind a head that cannot be read, does not keep channel text for ever; a page a
+ * head lists lasts as long as its newest entry is shown, and once expired reads as forgotten
+ * entries instead of failing the buffer.
+ */
+import os from "node:os";
+import { createClient } from "@keyv/redis";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Clock } from "../../src/core/clock.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+const CH = "slack:T1:CLIFE";
+const DAY = 86_400_000;
+const MAX_AGE = 2 * DAY;
+const START = Date.parse("2026-11-30T09:00:00Z");
+
+/** A clock the test moves by hand; its timers fire at once. */
+function manualClock(): Clock & { time: number } {
+  return {
+    time: START,
+    now() {
+      return this.time;
+    },
+    setTimer: (callback) => queueMicrotask(callback),
+    clearTimer: () => undefined,
+  };
+}
+
+let counter = 0;
+function input(text: string, at: number): BufferEntryInput {
+  counter += 1;
+  return {
+    id: `${1_800_000_000 + counter}.000100`,
+    author: { id: "UBOB", name: "Bob", isBot: false },
+    text,
+    at: new Date(at).toISOString(),
+  };
+}
+
+describe("a shared channel buffer's page lifetime", () => {
+  let redis: RedisServer;
+  let stores: Store[];
+  let raw: ReturnType<typeof createClient>;
+  let clock: ReturnType<typeof manualClock>;
+
+  beforeEach(async () => {
+    redis = await startRedisServer();
+    stores = [];
+    raw = createClient({ url: redis.url });
+    await raw.connect();
+    clock = manualClock();
+  }, 20_000);
+
+  afterEach(async () => {
+    if (raw.isOpen) await raw.close();
+    for (const store of stores) await store.close();
+    await redis.stop();
+  });
+
+  async function openSpace(): Promise<KeyValueSpace> {
+    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+    stores.push(store);
+    return store.space("buffers");
+  }
+
+  const options = () => ({ maxEntries: 1_000, maxAgeMs: MAX_AGE, pageSize: 3, shared: true, clock });
+
+  /** Each stored page key of the channel and its remaining lifetime in ms (-1: none). */
+  async function pageTtls(): Promise<number[]> {
+    const keys = (await raw.keys("*")).filter((k) => k.includes(`page:${CH}:`));
+    return Promise.all(keys.map((k) => raw.pTTL(k)));
+  }
+
+  it("lets a page expire that a process crashed after writing, before its head write", async () => {
+    const space = await openSpace();
+    let crashed = false;
+    const dying: KeyValueSpace = {
+      get: (key) => (crashed ? Promise.reject(new Error("process gone")) : space.get(key)),
+      set: async (key, value, ttl) => {
+        if (crashed) throw new Error("process gone");
+        await space.set(key, value, ttl);
+        if (key.startsWith("page:")) crashed = true;
+      },
+      delete: (key) => (crashed ? Promise.reject(new Error("process gone")) : space.delete(key)),
+      setIfAbsent: (key, value, ttl) =>
+        crashed ? Promise.reject(new Error("process gone")) : space.setIfAbsent(key, value, ttl),
+      replaceIf: (key, expected, value) =>
+        crashed ? Promise.reject(new Error("process gone")) : space.replaceIf(key, expected, value),
+    };
+    await expect(new ChannelBuffer(dying, options()).append(CH, input("one", START))).rejects.toThrow(
+      "process gone",
+    );
+    expect(await (await openSpace()).get(bufferHeadKey(CH))).toBeUndefined();
+    const ttls = await pageTtls();
+    expect(ttls).toHaveLength(1);
+    expect(ttls[0]).toBeGreaterThan(MAX_AGE);
+    expect(ttls[0]).toBeLessThanOrEqual(MAX_AGE + DAY);
+  });
+
+  it("lets the pages behind a head that cannot be read expire after a drop", async () => {
+    const space = await openSpace();
+    const buffer = new ChannelBuffer(space, options());
+    for (const text of ["one", "two", "three", "four"]) await buffer.append(CH, input(text, START));
+    await space.set(bufferHeadKey(CH), { kind: "channel-buffer-head", version: 1, data: { broken: true } });
+    await buffer.drop(CH);
+    const ttls = await pageTtls();
+    expect(ttls).toHaveLength(2);
+    for (const ttl of ttls) expect(ttl).toBeGreaterThan(MAX_AGE);
+  });
+
+  it("keeps a page as long as its newest entry is shown, even one sent later than now", async () => {
+    const buffer = new ChannelBuffer(await openSpace(), options());
+    await buffer.append(CH, input("from a clock ahead", START + 3 * DAY));
+    const [ttl] = await pageTtls();
+    expect(ttl).toBeGreaterThan(3 * DAY + MAX_AGE);
+  });
+
+  it("reads a listed page that expired as forgotten entries, and writes on after it", async () => {
+    const space = await openSpace();
+    const buffer = new ChannelBuffer(space, options());
+    for (const text of ["one", "two", "three", "four"]) await buffer.append(CH, input(text, START));
+    const first = await buffer.read(CH, { limit: 1 });
+    const cursor = { epoch: first!.epoch, seq: 1, at: first!.entries[0]!.at };
+    // What the pages' TTL does once every entry on them is past the age cap.
+    clock.time = START + MAX_AGE + DAY + 1;
+    for (const key of (await raw.keys("*")).filter((k) => k.includes(`page:${CH}:`))) await raw.del(key);
+    const reader = new ChannelBuffer(await openSpace(), options());
+    expect(await reader.read(CH, { after: cursor, limit: 10 })).toMatchObject({
+      entries: [],
+      dropped: 3,
+      droppedThrough: { seq: 4 },
+    });
+    await reader.append(CH, input("five", clock.time));
+    expect((await buffer.read(CH, { after: cursor, limit: 10 }))?.entries.map((e) => e.text)).toEqual([
+      "five",
+    ]);
+  });
+});
