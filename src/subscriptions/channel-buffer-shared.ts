@@ -1,9 +1,10 @@
 /**
  * The shared-mode (several processes on one store) write path of ChannelBuffer: committing a
  * head only over the head it was read from (compare-and-set), dropping a buffer by swapping its
- * head for an empty one, and starting an attempt again when another process moved the head on
- * meanwhile. Kept apart from ChannelBuffer because it is the one place where writes can lose to
- * another process's, and where the pages a lost or failed write made must be cleaned up.
+ * head for an empty one and then deleting it, and starting an attempt again when another process
+ * moved the head on meanwhile. Kept apart from ChannelBuffer because it is the one place where
+ * writes can lose to another process's, and where the pages a lost or failed write made must be
+ * cleaned up.
  */
 import type { KeyValueSpace } from "../store/store.js";
 import { toVersioned } from "../store/versioned.js";
@@ -50,7 +51,11 @@ export async function retrying<T>(
 
 /**
  * Swap the stored head for `empty` if no other process moved it meanwhile (null: it did), then
- * delete the pages of exactly the head it replaced.
+ * delete it and the pages of exactly the head it replaced, so no empty head is left stored. The
+ * store has no conditional delete, so the delete is unconditional: a write another process
+ * commits over the empty head between the swap and the delete (it must read that head, write its
+ * pages and commit within one round trip) is dropped with it, as if it had come before the drop,
+ * and its pages, which no head lists then, expire (pageLifetimeMs).
  */
 export async function dropOnce(
   space: KeyValueSpace,
@@ -61,6 +66,7 @@ export async function dropOnce(
   const raw = await space.get(headKey);
   if (raw === undefined) return true;
   if (!(await space.replaceIf(headKey, raw, toVersioned(BUFFER_HEAD_KIND, empty)))) return null;
+  await space.delete(headKey);
   await deletePages(space, channelKey, listedPages(channelKey, raw));
   return true;
 }

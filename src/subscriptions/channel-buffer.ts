@@ -167,8 +167,8 @@ export class ChannelBuffer {
   /**
    * Forget a channel's buffer (also the way out of a corrupt one): the head goes first, so a crash
    * midway leaves an empty buffer. Shared, the head is swapped for an empty one only while it is
-   * the head read (compare-and-set), and then the pages of exactly that head are deleted, so a
-   * write another process commits meanwhile is dropped too, not left behind unlisted.
+   * the head read (compare-and-set), and then it and the pages of exactly the head read are
+   * deleted, so a write another process commits meanwhile is dropped too, not left behind unlisted.
    */
   async drop(channelKey: string): Promise<void> {
     await this.mutex.run(channelKey, async () => {

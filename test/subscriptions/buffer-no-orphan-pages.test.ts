@@ -1,8 +1,8 @@
 /**
  * A channel buffer shared by several processes on a real redis-server leaves no page behind that
- * no head lists (buffer keys have no expiry, so such a page would keep channel text past the age
- * cap and past unsubscribe): not when the head write fails with a store error, and not when the
- * buffer is dropped while another process commits a write.
+ * no head lists (such a page would keep channel text past unsubscribe until it expires): not when
+ * the head write fails with a store error, and not when the buffer is dropped while another
+ * process commits a write. A drop leaves no head behind either.
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
@@ -133,6 +133,48 @@ describe("a shared channel buffer's pages", () => {
     race = () => b.append(CH, input("three, by another process"));
     await a.drop(CH);
     expect((await pages()).stored).toEqual([]);
-    expect(await texts(b)).toEqual([]);
+    expect(await texts(b)).toBeUndefined();
+  });
+
+  it("deletes the head when a drop empties the buffer", async () => {
+    const space = await openSpace();
+    const buffer = new ChannelBuffer(space, OPTIONS);
+    await buffer.append(CH, input("one"));
+    const epoch = await buffer.epochOf(CH);
+    await buffer.drop(CH);
+    expect(await raw.keys("*")).toEqual([]);
+    expect(await buffer.read(CH, { limit: 10 })).toBeUndefined();
+    await buffer.append(CH, input("two"));
+    expect(await buffer.epochOf(CH)).not.toBe(epoch);
+    expect(await texts(new ChannelBuffer(await openSpace(), OPTIONS))).toEqual(["two"]);
+  });
+
+  it("drops a write committed over the emptied head before the drop deletes it, its pages expiring", async () => {
+    const space = await openSpace();
+    let race: (() => Promise<unknown>) | undefined;
+    const racing: KeyValueSpace = {
+      ...space,
+      get: (key) => space.get(key),
+      set: (key, value, ttl) => space.set(key, value, ttl),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      replaceIf: async (key, expected, value) => {
+        const wrote = await space.replaceIf(key, expected, value);
+        const run = race;
+        race = undefined;
+        await run?.();
+        return wrote;
+      },
+    };
+    const a = new ChannelBuffer(space, OPTIONS);
+    const b = new ChannelBuffer(await openSpace(), OPTIONS);
+    await a.append(CH, input("one"));
+    race = () => b.append(CH, input("two, by another process"));
+    await new ChannelBuffer(racing, OPTIONS).drop(CH);
+    expect(await texts(a)).toBeUndefined();
+    const left = (await pages()).stored;
+    expect(left).toHaveLength(1);
+    const [key] = (await raw.keys("*")).filter((k) => k.includes(left[0]!));
+    expect(await raw.pTTL(key!)).toBeGreaterThan(0);
   });
 });
