@@ -60,8 +60,8 @@ export function fencedSpace(
       await write(fence, [{ op: "delete", namespace, key }]);
       return existed;
     },
-    replaceIf(key, expected, value) {
-      if (!fenceFor(key)) return space.replaceIf(key, expected, value);
+    replaceIf(key, expected, value, ttlMs) {
+      if (!fenceFor(key)) return space.replaceIf(key, expected, value, ttlMs);
       return Promise.reject(
         new Error(`fenced space: a compare-and-set of ${namespace}/${key} cannot carry its session's fence`),
       );

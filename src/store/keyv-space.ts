@@ -4,7 +4,7 @@
  * process elsewhere, and a compare-and-set that is the backend's own (atomic on every backend).
  */
 import type { Backend } from "./backends/backend.js";
-import { serializeValue } from "./backends/backend.js";
+import { expectedEntry, serializeValue } from "./backends/backend.js";
 import type { KeyedMutex } from "./key-mutex.js";
 import type { KeyValueSpace, SpaceEntry, StoreNamespace } from "./store.js";
 
@@ -114,14 +114,15 @@ export class KeyvSpace implements KeyValueSpace {
   }
 
   /**
-   * Write `value` only while `key` holds `expected` as stored without a TTL (the text keyv wrote
-   * for it: JSON gives back the same text for a value read from it); true when this call wrote it.
-   * One conditional write on every backend, atomic across processes.
+   * Write `value` (expiring after `ttlMs` when given) only while `key` holds `expected`, with or
+   * without an expiry, unexpired by this process's clock (compared as the text keyv wrote for it:
+   * JSON gives back the same text for a value read from it); true when this call wrote it. One
+   * conditional write on every backend, atomic across processes.
    */
-  replaceIf(key: string, expected: unknown, value: unknown): Promise<boolean> {
+  replaceIf(key: string, expected: unknown, value: unknown, ttlMs?: number): Promise<boolean> {
     return this.guarded(
       () => {
-        this.check(key, value, undefined);
+        this.check(key, value, ttlMs);
         if (expected === undefined)
           throw new Error(
             `store: replaceIf at ${this.namespace}/${key} needs the value expected (use setIfAbsent)`,
@@ -132,8 +133,9 @@ export class KeyvSpace implements KeyValueSpace {
         return this.context.backend.replaceIf(
           this.namespace,
           key,
-          serializeValue(expected, undefined, now),
-          serializeValue(value, undefined, now),
+          expectedEntry(expected, now),
+          serializeValue(value, ttlMs, now),
+          ttlMs,
         );
       },
     );

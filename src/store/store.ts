@@ -53,13 +53,14 @@ export interface KeyValueSpace {
    */
   setMany?(entries: readonly SpaceEntry[]): Promise<void>;
   /**
-   * Compare-and-set: write `value` only while `key` still holds `expected` — a value read from it
-   * and handed back as it came, compared as the JSON the store holds — atomically across every
+   * Compare-and-set: write `value` (expiring after `ttlMs` when given, else never) only while
+   * `key` still holds `expected` — a value read from it and handed back as it came, compared as
+   * the JSON the store holds, whether or not it was written with a TTL — atomically across every
    * process on the store; true when this call wrote it. False (nothing written) when the key is
-   * absent (deleted meanwhile) or holds anything else (written meanwhile). For keys written
-   * without a TTL: an entry with an expiry never matches.
+   * absent (deleted meanwhile, or expired by this process's clock, as `get` judges it) or holds
+   * anything else (written meanwhile).
    */
-  replaceIf(key: string, expected: unknown, value: unknown): Promise<boolean>;
+  replaceIf(key: string, expected: unknown, value: unknown, ttlMs?: number): Promise<boolean>;
 }
 
 /** `space.getMany(keys)` when the space has it, else one `get` per key. */

@@ -8,7 +8,7 @@
 import os from "node:os";
 import { createClient } from "@keyv/redis";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { fencedSpace, sessionOfKey } from "../../src/sessions/fenced-space.js";
 import { SessionLeases, sessionLeaseKey } from "../../src/sessions/lease-lock.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
@@ -162,7 +162,7 @@ describe("fenced turn-state writes", () => {
     await again!.release();
   });
 
-  it("passes a compare-and-set of a key no fence covers (a history's pruned mark) to the store's atomic one, and refuses one of a held session's key", async () => {
+  it("passes a compare-and-set of a key no fence covers (a history's pruned mark) to the store's atomic one, with its TTL, and refuses one of a held session's key", async () => {
     const leases = leasesFor(coordA, "A");
     const held = await leases.take("fence3");
     const space = fencedSpace(store.space("history"), "history", coordA, (id) => leases.fenceOf(id));
@@ -180,6 +180,14 @@ describe("fenced turn-state writes", () => {
     );
     expect(await space.get("head:fence3")).toBeUndefined();
     await held!.release();
+    const last = await space.get("pruned:fence3");
+    expect(await space.replaceIf("pruned:fence3", last, { v: 1, data: { pages: 40 } }, 60_000)).toBe(true);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+    try {
+      expect(await space.get("pruned:fence3")).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("maps turn-state keys to their session", () => {

@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createClient } from "@keyv/redis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
@@ -214,7 +215,7 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(await space.get(key("press"))).toEqual({ caller: winners[0] });
   });
 
-  it("replaceIf writes only over the value read: not over a later write, a delete, or an entry with an expiry", async () => {
+  it("replaceIf writes only over the value read: not over a later write or a delete", async () => {
     run += 1;
     const space = store.space("schedules");
     const read = { v: 1, data: { id: "t1", runs: 0, note: 'é \u2028 "q"', at: 1.5e-7 } };
@@ -233,10 +234,73 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
       false,
     );
     expect(await space.get(key("task"))).toBeUndefined();
-    await space.set(key("ttl"), "kept", 60_000);
-    expect(await space.replaceIf(key("ttl"), "kept", "other")).toBe(false);
-    expect(await space.get(key("ttl"))).toBe("kept");
     await expect(space.replaceIf(key("task"), undefined, 1)).rejects.toThrow(/needs the value expected/);
+    await expect(space.replaceIf(key("task"), 1, 2, 0)).rejects.toThrow(/ttlMs .* positive whole number/);
+  });
+
+  it("replaceIf matches an entry written with a TTL while it lives, and the value it writes keeps its own TTL or none", async () => {
+    run += 1;
+    const space = store.space("schedules");
+    const read = { v: 1, data: { thread: "17.5", at: 12 } };
+    await space.set(key("set"), read, 60_000);
+    expect(await space.setIfAbsent(key("claimed"), read, 60_000)).toBe(true);
+    await space.setMany!([{ key: key("many"), value: read, ttlMs: 60_000 }]);
+    for (const held of [key("set"), key("claimed"), key("many")]) {
+      const asRead = await space.get(held);
+      // Another value of the same start, written with a TTL: not the one read.
+      expect(await space.replaceIf(held, { v: 1, data: { thread: "17.5" } }, "other")).toBe(false);
+      expect(await space.replaceIf(held, 12, "other")).toBe(false);
+      expect(await space.replaceIf(held, asRead, { v: 1, data: { thread: "18.5", at: 13 } }, 60_000)).toBe(
+        true,
+      );
+      expect(await space.get(held)).toEqual({ v: 1, data: { thread: "18.5", at: 13 } });
+      // Written meanwhile: the value read is gone, with its expiry.
+      expect(await space.replaceIf(held, asRead, "other")).toBe(false);
+    }
+    // Over a TTL'd entry, a value without one; over that, one with a TTL.
+    expect(await space.replaceIf(key("set"), { v: 1, data: { thread: "18.5", at: 13 } }, "forever")).toBe(
+      true,
+    );
+    expect(
+      await space.replaceIf(
+        key("claimed"),
+        { v: 1, data: { thread: "18.5", at: 13 } },
+        "week",
+        7 * 86_400_000,
+      ),
+    ).toBe(true);
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: start + 120_000 });
+    try {
+      // This process's clock past the first TTLs (the server's may not be: Redis still holds the keys).
+      expect(await space.get(key("set"))).toBe("forever");
+      expect(await space.get(key("claimed"))).toBe("week");
+      expect(await space.get(key("many"))).toBeUndefined();
+      expect(await space.replaceIf(key("many"), { v: 1, data: { thread: "18.5", at: 13 } }, "late")).toBe(
+        false,
+      );
+      expect(await space.get(key("many"))).toBeUndefined();
+      expect(await space.replaceIf(key("set"), "forever", "still")).toBe(true);
+      vi.setSystemTime(start + 8 * 86_400_000);
+      expect(await space.get(key("set"))).toBe("still");
+      expect(await space.get(key("claimed"))).toBeUndefined();
+      expect(await space.replaceIf(key("claimed"), "week", "late")).toBe(false);
+      expect(await space.get(key("claimed"))).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("replaceIf's TTL expires the value it wrote", async () => {
+    run += 1;
+    const space = store.space("schedules");
+    await space.set(key("short"), "first");
+    expect(await space.replaceIf(key("short"), "first", "goes", 150)).toBe(true);
+    await eventually(
+      async () => (await space.get(key("short"))) === undefined,
+      "the replaceIf TTL to expire",
+    );
+    expect(await space.replaceIf(key("short"), "goes", "back")).toBe(false);
   });
 
   it("replaceIf: of 20 concurrent callers over one value read exactly one wins", async () => {
@@ -420,6 +484,25 @@ describe("store contract: redis-server across connections", () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it("replaceIf gives the key the Redis expiry of the value it writes, or none", async () => {
+    const store = await createStore({ url: server.url, dataDir: os.tmpdir() });
+    const raw = createClient({ url: server.url });
+    await raw.connect();
+    try {
+      const space = store.space("schedules");
+      await space.set("task:expiring", "first", 60_000);
+      expect(await space.replaceIf("task:expiring", "first", "second", 3_600_000)).toBe(true);
+      const left = await raw.pTTL("schedules::task:expiring");
+      expect(left).toBeGreaterThan(60_000);
+      expect(left).toBeLessThanOrEqual(3_600_000);
+      expect(await space.replaceIf("task:expiring", "second", "kept")).toBe(true);
+      expect(await raw.pTTL("schedules::task:expiring")).toBe(-1);
+    } finally {
+      await raw.close();
+      await store.close();
     }
   });
 

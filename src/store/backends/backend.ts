@@ -28,10 +28,17 @@ export interface Backend {
    */
   setMany?(namespace: StoreNamespace, entries: readonly SpaceEntry[]): Promise<void>;
   /**
-   * Write `serialized` at `key` only while the row holds exactly `expected` (both as
-   * `serializeValue` makes them), atomically across processes; true when this call wrote it.
+   * Write `serialized` (as `serializeValue` makes it, expiring after `ttlMs` when given) at `key`
+   * only while the row holds the entry `expected` describes, live (see `holdsExpected`),
+   * atomically across processes; true when this call wrote it.
    */
-  replaceIf(namespace: StoreNamespace, key: string, expected: string, serialized: string): Promise<boolean>;
+  replaceIf(
+    namespace: StoreNamespace,
+    key: string,
+    expected: ExpectedEntry,
+    serialized: string,
+    ttlMs: number | undefined,
+  ): Promise<boolean>;
   /** Whether writes issued one after another are applied in that order (see Store.writesInOrder). */
   readonly writesInOrder: boolean;
   /** One real round trip to the engine; throws when it does not answer. */
@@ -77,6 +84,33 @@ export function serializeEntry(entry: DeserializedData<unknown>): string {
 /** `value` serialised as keyv stores it, expiring `ttlMs` after `now` when a TTL is given. */
 export function serializeValue(value: unknown, ttlMs: number | undefined, now: number): string {
   return serializeEntry({ value, expires: ttlMs === undefined ? undefined : now + ttlMs });
+}
+
+/**
+ * What a compare-and-set expects a row to hold: a value as stored without an expiry (`exact`,
+ * `{"value":…}`), or as stored with one (`expiringStart`, `{"value":…,"expires":`, then the expiry
+ * and `}`) not yet passed at `now`, the caller's clock (the one reads judge expiry by). The value
+ * is compared as text: JSON gives back the same text for a value read from it. A value is
+ * complete before the comma, so a row beginning with `expiringStart` holds that value and no other.
+ */
+export interface ExpectedEntry {
+  readonly exact: string;
+  readonly expiringStart: string;
+  readonly now: number;
+}
+
+/** The entry a compare-and-set of `value` at `now` expects (see ExpectedEntry). */
+export function expectedEntry(value: unknown, now: number): ExpectedEntry {
+  const exact = serializeValue(value, undefined, now);
+  return { exact, expiringStart: `${exact.slice(0, -1)},"expires":`, now };
+}
+
+/** Whether a row (keyv's serialised text, or undefined when absent) holds the entry `expected` describes, live. */
+export function holdsExpected(row: unknown, expected: ExpectedEntry): boolean {
+  if (row === expected.exact) return true;
+  if (typeof row !== "string" || !row.startsWith(expected.expiringStart) || !row.endsWith("}")) return false;
+  const expires = Number(row.slice(expected.expiringStart.length, -1));
+  return Number.isFinite(expires) && expires >= expected.now;
 }
 
 /**

@@ -3,7 +3,7 @@
  * process; values are still JSON round-tripped like every other backend.
  */
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
-import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
+import { type Backend, type ErrorSink, holdsExpected, namespacedKeyv } from "./backend.js";
 
 /** Open an empty in-memory backend; all namespaces share one Map with prefixed keys. */
 export function openMemoryBackend(onError: ErrorSink): Backend {
@@ -15,7 +15,7 @@ export function openMemoryBackend(onError: ErrorSink): Backend {
     // The Map holds keyv's serialised rows under its prefixed keys; one process, no await between.
     replaceIf: async (namespace, key, expected, serialized) => {
       const row = spaces.get(namespace)!._getKeyPrefix(key);
-      if (map.get(row) !== expected) return false;
+      if (!holdsExpected(map.get(row), expected)) return false;
       map.set(row, serialized);
       return true;
     },

@@ -9,7 +9,7 @@
 import { EventEmitter } from "node:events";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
 import type pg from "pg";
-import { PING_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
+import { type ExpectedEntry, PING_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
 import { ClosingPool } from "./postgres-closing-pool.js";
 
 /**
@@ -155,11 +155,16 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
     return rows.length === 1;
   }
 
-  /** Write `value` only while the row of `key` holds exactly `expected`, in one conditional update; true when written. */
-  async replaceIf(key: string, expected: string, value: string): Promise<boolean> {
+  /**
+   * Write `value` only while the row of `key` holds the entry `expected` describes, unexpired at
+   * its `now` (see ExpectedEntry), in one conditional update; true when written.
+   */
+  async replaceIf(key: string, expected: ExpectedEntry, value: string): Promise<boolean> {
     const rows = await this.query(
-      `UPDATE ${this.table} SET value = $3 WHERE key = $1 AND value = $2 RETURNING key`,
-      [key, expected, value],
+      `UPDATE ${this.table} SET value = $3 WHERE key = $1 AND (value = $2 OR
+       (left(value, char_length($4::text)) = $4::text AND ${expiresOf("value")} >= $5))
+       RETURNING key`,
+      [key, expected.exact, value, expected.expiringStart, expected.now],
     );
     return rows.length === 1;
   }

@@ -7,7 +7,7 @@
  * refused to write. A held value that is not an envelope counts as live. The write-if-absent
  * script itself is here too, shared by the store's `setIfAbsent` (one key) and coordination's
  * `insertIfAbsent` (a first key and the keys written with it), and so is the store's
- * compare-and-set (`replaceIf`), which needs no expiry test: it matches entries without one.
+ * compare-and-set (`replaceIf`), which judges an expiring entry it matches by the same clock.
  */
 
 /** Lua: `live_entry(key, now)` — true when `key` holds an entry unexpired at `now` (milliseconds). */
@@ -31,7 +31,19 @@ for i = 1, #KEYS do
 end
 return 1`;
 
-/** KEYS[1]: the store key; ARGV: the entry it must hold, the entry to write. 1 when written, else 0. */
-export const REPLACE_IF_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
+/**
+ * KEYS[1]: the store key; ARGV: the entry it must hold as written without an expiry, the start of
+ * that entry as written with one (then the expiry and `}`: it must not have passed), the caller's
+ * clock, the entry to write and its ttl ('' = none). 1 when written, else 0.
+ */
+export const REPLACE_IF_LUA = `local held = redis.call('GET', KEYS[1])
+if not held then return 0 end
+if held ~= ARGV[1] then
+  local start = ARGV[2]
+  if string.sub(held, 1, #start) ~= start then return 0 end
+  local expires = tonumber(string.match(string.sub(held, #start + 1), '^(%-?[%d%.eE+]+)}$'))
+  if not expires or tonumber(ARGV[3]) > expires then return 0 end
+end
+if ARGV[5] == '' then redis.call('SET', KEYS[1], ARGV[4])
+else redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5]) end
 return 1`;

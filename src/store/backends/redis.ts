@@ -206,10 +206,16 @@ export async function openRedisBackend(
       });
       return reply === 1;
     },
-    replaceIf: async (namespace, key, expected, serialized) => {
+    replaceIf: async (namespace, key, expected, serialized, ttlMs) => {
       const reply = await client.eval(REPLACE_IF_LUA, {
         keys: [redisStoreKey(keyspace, namespace, key)],
-        arguments: [expected, serialized],
+        arguments: [
+          expected.exact,
+          expected.expiringStart,
+          String(expected.now),
+          serialized,
+          ttlMs === undefined ? "" : String(ttlMs),
+        ],
       });
       return reply === 1;
     },

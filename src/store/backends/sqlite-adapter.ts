@@ -11,8 +11,8 @@
  * each write in a savepoint of its own, so a `setMany` is committed whole or not at all and one
  * failing write never fails the writes grouped with it (savepoints cost a quarter of a batch's
  * time, so only a failing batch pays for them). `insertIfAbsent` is a
- * conditional upsert (an expired row counts as absent) and `replaceIf` a conditional update, each
- * atomic across processes sharing the file.
+ * conditional upsert and `replaceIf` a conditional update (an expired row counts as absent for
+ * both), each atomic across processes sharing the file.
  * The driver is synchronous: a statement runs on the main thread, which for this key-value table
  * (point reads and writes by primary key) is far cheaper than a round trip to a worker thread.
  * Checkpoints (copying the log into the file, with its fsyncs) are the exception: a worker thread
@@ -34,7 +34,7 @@
 import { EventEmitter } from "node:events";
 import { ensurePrivateFile, tightenIfPresent } from "../../core/private-files.js";
 import Database from "better-sqlite3";
-import { SharedAdapterClearError } from "./backend.js";
+import { type ExpectedEntry, SharedAdapterClearError } from "./backend.js";
 import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer.js";
 import { isLocked, LOCK_WAIT_ON_THREAD_MS, SqliteLockWait } from "./sqlite-lock-wait.js";
 
@@ -67,7 +67,7 @@ type Write =
   | ({ kind: "upsert"; rows: ReadonlyArray<readonly [string, string]> } & Outcome<boolean>)
   | ({ kind: "delete"; key: string } & Outcome<boolean>)
   | ({ kind: "insert"; key: string; value: string } & Outcome<boolean>)
-  | ({ kind: "replace"; key: string; expected: string; value: string } & Outcome<boolean>)
+  | ({ kind: "replace"; key: string; expected: ExpectedEntry; value: string } & Outcome<boolean>)
   | ({ kind: "purge"; after: number; upTo: number } & Outcome<boolean>);
 
 /** A keyv store adapter over one SQLite connection, group-committing the writes of each loop turn. */
@@ -211,8 +211,11 @@ export class SqliteAdapter extends EventEmitter {
     return this.enqueue((outcome) => ({ kind: "insert", key, value, ...outcome }));
   }
 
-  /** Write `value` only while the row of `key` holds exactly `expected`; true when this call wrote it. */
-  replaceIf(key: string, expected: string, value: string): Promise<boolean> {
+  /**
+   * Write `value` only while the row of `key` holds the entry `expected` describes, unexpired at
+   * its `now` (see ExpectedEntry); true when this call wrote it.
+   */
+  replaceIf(key: string, expected: ExpectedEntry, value: string): Promise<boolean> {
     return this.enqueue((outcome) => ({ kind: "replace", key, expected, value, ...outcome }));
   }
 
@@ -341,7 +344,15 @@ export class SqliteAdapter extends EventEmitter {
       case "insert":
         return this.statements.insertIfAbsent.run(write.key, write.value, Date.now()).changes > 0;
       case "replace":
-        return this.statements.replaceIf.run(write.value, write.key, write.expected).changes > 0;
+        return (
+          this.statements.replaceIf.run({
+            value: write.value,
+            key: write.key,
+            exact: write.expected.exact,
+            start: write.expected.expiringStart,
+            now: write.expected.now,
+          }).changes > 0
+        );
       case "purge":
         return this.statements.purge.run(write.after, write.upTo, Date.now()).changes > 0;
     }
@@ -368,8 +379,9 @@ function prepare(db: Database.Database, table: string) {
       `INSERT INTO ${table} (key, value) VALUES (?, ?) ` +
         `ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE (${expires}) < ?`,
     ),
-    replaceIf: db.prepare<[string, string, string]>(
-      `UPDATE ${table} SET value = ? WHERE key = ? AND value = ?`,
+    replaceIf: db.prepare<[{ value: string; key: string; exact: string; start: string; now: number }]>(
+      `UPDATE ${table} SET value = @value WHERE key = @key AND (value = @exact OR ` +
+        `(substr(value, 1, length(@start)) = @start AND (${expires}) >= @now))`,
     ),
   };
 }
