@@ -6,6 +6,7 @@
  * writes can lose to another process's, and where the pages a lost or failed write made must be
  * cleaned up.
  */
+import { backoffMs } from "../core/backoff.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { toVersioned } from "../store/versioned.js";
 import {
@@ -19,6 +20,9 @@ import {
 
 /** How many times a shared write or read starts again after other processes moved the head meanwhile. */
 const MAX_ATTEMPTS = 16;
+/** The pause before the first new attempt, doubled before each next one up to the longest. */
+const FIRST_PAUSE_MS = 5;
+const LONGEST_PAUSE_MS = 200;
 
 /** A page the head lists is gone: another process moved the head on meanwhile (shared buffers only). */
 export class PageGone extends Error {}
@@ -26,13 +30,16 @@ export class PageGone extends Error {}
 /**
  * Run `attempt` again from the stored head while other processes' writes get in its way (it
  * returns null, or a page its head lists is gone): at most MAX_ATTEMPTS times, then fail.
- * `forget` drops the caller's cached copy of the channel before each new attempt.
+ * `forget` drops the caller's cached copy of the channel before each new attempt, and `pause`
+ * waits before it (the caller's clock): a doubling backoff, each pause between half and all of
+ * it at random, so processes that keep colliding spread out instead of colliding again at once.
  */
 export async function retrying<T>(
   channelKey: string,
   what: string,
   attempt: () => Promise<T | null>,
   forget: () => void,
+  pause: (ms: number) => Promise<void>,
 ): Promise<T> {
   for (let attempts = 1; ; attempts++) {
     try {
@@ -46,6 +53,8 @@ export async function retrying<T>(
       throw new Error(
         `channel buffer: ${what} of ${channelKey} failed: other processes changed its buffer ${attempts} times meanwhile`,
       );
+    const backoff = backoffMs(attempts - 1, FIRST_PAUSE_MS, LONGEST_PAUSE_MS);
+    await pause(backoff / 2 + (Math.random() * backoff) / 2);
   }
 }
 

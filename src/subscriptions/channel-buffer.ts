@@ -65,6 +65,7 @@ export interface ChannelBufferOptions {
   /** Entries per page (default: 50, at most maxEntries). */
   readonly pageSize?: number;
   readonly maxEntryChars?: number;
+  /** The time entries are buffered at and aged by, and the timers a shared buffer pauses on between retries. */
   readonly clock?: Clock;
   /**
    * Several processes append to and read the same buffers: each read and write starts from the
@@ -217,9 +218,18 @@ export class ChannelBuffer {
     }
   }
 
-  /** Run `attempt` again, from the stored head, while other processes' writes get in its way. */
+  /**
+   * Run `attempt` again, from the stored head, while other processes' writes get in its way,
+   * pausing between attempts on this buffer's clock.
+   */
   private retrying<T>(channelKey: string, what: string, attempt: () => Promise<T | null>): Promise<T> {
-    return retrying(channelKey, what, attempt, () => this.states.delete(channelKey));
+    return retrying(
+      channelKey,
+      what,
+      attempt,
+      () => this.states.delete(channelKey),
+      (ms) => new Promise((resolve) => this.clock.setTimer(resolve, ms)),
+    );
   }
 
   private write(

@@ -11,7 +11,7 @@ import { ReadCursors } from "../../src/subscriptions/read-cursors.js";
 const CH = "slack:T1:CDEPLOY";
 const START = Date.parse("2026-11-30T09:00:00Z");
 
-/** A clock whose time the test sets; timers are not used by the buffer. */
+/** A clock whose time the test sets; timers are not used by an unshared buffer (no retries). */
 function manualClock(): Clock & { time: number } {
   return {
     time: START,
