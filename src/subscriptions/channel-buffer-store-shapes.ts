@@ -68,7 +68,7 @@ const PAGE_LIFETIME_MARGIN_MS = 86_400_000;
  * (its newest `at`, or `now` when that is later, plus `maxAgeMs`), and a margin more. So a page no
  * head lists — its process crashed between page and head writes, or its head cannot be read — is
  * gone by then, and a page a head lists is gone only once nothing on it may be shown (pageExpired).
- * Heads have no TTL: compare-and-set never matches an expiring entry.
+ * Heads have no TTL: a head is kept until a drop deletes it, and lists pages that may expire.
  */
 export function pageLifetimeMs(maxAt: string, now: number, maxAgeMs: number): number {
   const lifetime = Math.max(Date.parse(maxAt) - now, 0) + maxAgeMs + PAGE_LIFETIME_MARGIN_MS;
