@@ -41,6 +41,7 @@ import {
 } from "./history-window.js";
 import { conversationMessageSchema } from "./message-schema.js";
 import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
+import { updateByCompareAndSet } from "./update-by-compare-and-set.js";
 import { describeIssues, toVersioned } from "./versioned.js";
 
 /**
@@ -215,23 +216,18 @@ export class SessionHistory {
    * processes' it fails, the mark left as they wrote it (the next prune tries again).
    */
   private async raiseMark(to: number): Promise<void> {
-    const key = historyPrunedKey(this.sessionId);
     const mark = toVersioned(HISTORY_PRUNED_KIND, { pages: to });
-    let known: unknown =
-      this.pruned === 0 ? undefined : toVersioned(HISTORY_PRUNED_KIND, { pages: this.pruned });
-    for (let attempt = 1; ; attempt++) {
-      const written =
-        known === undefined
-          ? await this.space.setIfAbsent(key, mark)
-          : await this.space.replaceIf(key, known, mark);
-      if (written) return;
-      known = await this.space.get(key);
-      if (parseMark(this.sessionId, known) >= to) return;
-      if (attempt === MAX_MARK_ATTEMPTS)
-        throw new Error(
-          `the pruned mark of session ${this.sessionId}'s history was changed by other processes ${attempt} times while this one raised it to ${to} pages; left as they wrote it`,
-        );
-    }
+    const known = this.pruned === 0 ? undefined : toVersioned(HISTORY_PRUNED_KIND, { pages: this.pruned });
+    const result = await updateByCompareAndSet(
+      this.space,
+      historyPrunedKey(this.sessionId),
+      (stored) => (parseMark(this.sessionId, stored) >= to ? undefined : mark),
+      { attempts: MAX_MARK_ATTEMPTS, believed: { value: known } },
+    );
+    if (result.outcome === "gave-up")
+      throw new Error(
+        `the pruned mark of session ${this.sessionId}'s history was changed by other processes ${result.attempts} times while this one raised it to ${to} pages; left as they wrote it`,
+      );
   }
 
   /** Validate, freeze and persist messages; resolves once they are durable (throws, writing nothing, when one is invalid). */
