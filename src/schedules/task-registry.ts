@@ -21,6 +21,7 @@ import { z } from "zod";
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
+import { updateByCompareAndSet } from "../store/update-by-compare-and-set.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   freezeTask,
@@ -143,26 +144,30 @@ export class TaskRegistry {
   ): Promise<ScheduledTask | undefined> {
     const shard = shardOf(id);
     return this.mutex.run(shardKey(shard), async () => {
-      for (let attempt = 1; ; attempt++) {
-        const raw = await this.space.get(taskKey(id));
-        this.unindex(id);
-        if (raw === undefined) return undefined;
-        const current = this.parse(raw, id);
-        this.index(current);
-        const changed = change(current);
-        if (changed === undefined) return undefined;
-        if (changed.id !== id) throw new Error(`updating task ${id} cannot turn it into ${changed.id}`);
-        const valid = freezeTask(scheduledTaskSchema.parse(changed));
-        if (await this.space.replaceIf(taskKey(id), raw, toVersioned(TASK_KIND, valid))) {
+      const result = await updateByCompareAndSet(
+        this.space,
+        taskKey(id),
+        (raw) => {
           this.unindex(id);
-          this.index(valid);
-          return valid;
-        }
-        if (attempt === MAX_UPDATE_ATTEMPTS)
-          throw new Error(
-            `scheduled task ${id} was changed by other processes ${attempt} times while this one updated it; left as they wrote it`,
-          );
-      }
+          if (raw === undefined) return undefined; // removed: never written back
+          const current = this.parse(raw, id);
+          this.index(current);
+          const changed = change(current);
+          if (changed === undefined) return undefined;
+          if (changed.id !== id) throw new Error(`updating task ${id} cannot turn it into ${changed.id}`);
+          return toVersioned(TASK_KIND, freezeTask(scheduledTaskSchema.parse(changed)));
+        },
+        { attempts: MAX_UPDATE_ATTEMPTS },
+      );
+      if (result.outcome === "unchanged") return undefined;
+      if (result.outcome === "gave-up")
+        throw new Error(
+          `scheduled task ${id} was changed by other processes ${result.attempts} times while this one updated it; left as they wrote it`,
+        );
+      const written = result.value.data;
+      this.unindex(id);
+      this.index(written);
+      return written;
     });
   }
 
@@ -244,21 +249,19 @@ export class TaskRegistry {
     shard: number,
     edit: (ids: readonly string[]) => string[] | undefined,
   ): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const raw = await this.space.get(shardKey(shard));
-      const ids = edit(this.parseShard(shard, raw));
-      if (ids === undefined) return;
-      const next = toVersioned(TASK_CATALOG_KIND, { ids });
-      const written =
-        raw === undefined
-          ? await this.space.setIfAbsent(shardKey(shard), next)
-          : await this.space.replaceIf(shardKey(shard), raw, next);
-      if (written) return;
-      if (attempt === MAX_UPDATE_ATTEMPTS)
-        throw new Error(
-          `${shardKey(shard)} of the scheduled tasks was changed by other processes ${attempt} times while this one changed it`,
-        );
-    }
+    const result = await updateByCompareAndSet(
+      this.space,
+      shardKey(shard),
+      (raw) => {
+        const ids = edit(this.parseShard(shard, raw));
+        return ids === undefined ? undefined : toVersioned(TASK_CATALOG_KIND, { ids });
+      },
+      { attempts: MAX_UPDATE_ATTEMPTS },
+    );
+    if (result.outcome === "gave-up")
+      throw new Error(
+        `${shardKey(shard)} of the scheduled tasks was changed by other processes ${result.attempts} times while this one changed it`,
+      );
   }
 
   private async read(id: string): Promise<ScheduledTask | undefined> {
