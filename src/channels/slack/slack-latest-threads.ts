@@ -15,18 +15,19 @@
  * Writes land after each message's hand-over, so out of order (an earlier message with a slow
  * file lands last): each record carries its message's Slack ts (`at`, which orders messages in a
  * channel) and is replaced only by a newer message's, by compare-and-set — in memory the same.
- * A compare-and-set never matches an entry with an expiry, so records are written without a TTL
- * and a reader ignores one whose message is older than LATEST_THREAD_TTL_MS. Records from before
- * `at` (written with a TTL) and unreadable ones count as oldest and are overwritten plainly.
+ * Records expire LATEST_THREAD_TTL_MS after their write, and a reader ignores one whose message is
+ * older than that (a message handed over late, a record written before records expired). Records
+ * from before `at` and unreadable ones count as oldest: any message's record replaces them.
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { LruCache } from "../../sessions/lru.js";
 import type { KeyValueSpace } from "../../store/store.js";
+import { updateByCompareAndSet } from "../../store/update-by-compare-and-set.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";
 
-/** How long a record counts after the person's last message in that channel. */
+/** How long a record counts (and is kept) after the person's last message in that channel. */
 const LATEST_THREAD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const KIND = "slack-latest-thread";
@@ -84,19 +85,15 @@ export class LatestThreads {
     next: Required<LatestRecord>,
   ): Promise<void> {
     const value = toVersioned(KIND, next);
-    for (let attempt = 1; attempt <= MAX_WRITE_ATTEMPTS; attempt++) {
-      const raw = await shared.get(key);
-      if (raw === undefined) {
-        if (await shared.setIfAbsent(key, value)) return;
-        continue;
-      }
-      const current = readableRecord(raw);
-      // One from before `at` (its expiry matches no compare-and-set) or unreadable: oldest, replaced.
-      if (current?.at === undefined) return shared.set(key, value);
-      if (!isNewer(next.at, current.at)) return;
-      if (await shared.replaceIf(key, raw, value)) return;
-    }
-    throw new Error(`other processes wrote it ${MAX_WRITE_ATTEMPTS} times meanwhile`);
+    const result = await updateByCompareAndSet(
+      shared,
+      key,
+      // None, one from before `at` or an unreadable one (oldest): replaced; else only by a newer message's.
+      (raw) => (raw === undefined || isNewer(next.at, readableRecord(raw)?.at) ? value : undefined),
+      { attempts: MAX_WRITE_ATTEMPTS, ttlMs: LATEST_THREAD_TTL_MS },
+    );
+    if (result.outcome === "gave-up")
+      throw new Error(`other processes wrote it ${result.attempts} times meanwhile`);
   }
 
   /** The person's latest thread in `channel`, if known. Rejects when the shared store cannot be read. */

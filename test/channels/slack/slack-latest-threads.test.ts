@@ -9,7 +9,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import { LatestThreads } from "../../../src/channels/slack/slack-latest-threads.js";
 import type { KeyValueSpace } from "../../../src/store/store.js";
@@ -47,7 +47,8 @@ function countingWrites(inner: KeyValueSpace): {
     get: (key) => inner.get(key),
     delete: (key) => inner.delete(key),
     setIfAbsent: async (key, value, ttlMs) => landed(key, await inner.setIfAbsent(key, value, ttlMs)),
-    replaceIf: async (key, expected, value) => landed(key, await inner.replaceIf(key, expected, value)),
+    replaceIf: async (key, expected, value, ttlMs) =>
+      landed(key, await inner.replaceIf(key, expected, value, ttlMs)),
     set: async (key, value, ttlMs) => {
       await inner.set(key, value, ttlMs);
       landed(key, true);
@@ -184,6 +185,29 @@ describe("LatestThreads", () => {
       p1.record("C1", "U1", "1700000000.000100", at("00001", 1)),
     ]);
     expect(await p1.latest("C1", "U1")).toBe("1700000000.000200");
+  });
+
+  it("keeps each record a week after its write, and a newer message's replaces one stored with that expiry", async () => {
+    const shared = countingWrites((await open(redis.url)).space("sessions"));
+    const latest = new LatestThreads({ workspace: () => "T1", logger: silentLogger, shared: shared.space });
+    const week = 7 * 24 * 60 * 60 * 1000;
+    const written = Date.now();
+    await latest.record("C8", "U8", "1700000000.000100", at("000100"));
+    const key = shared.lastKey();
+    await latest.record("C8", "U8", "1700000000.000200", at("000200"));
+    expect(shared.writes()).toBe(2);
+    expect(await latest.latest("C8", "U8")).toBe("1700000000.000200");
+    await latest.record("C8", "U8", "1700000000.000100", at("000150"));
+    expect(await latest.latest("C8", "U8")).toBe("1700000000.000200");
+    const rewritten = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: written + week - 60_000 });
+    try {
+      expect(await shared.space.get(key)).toMatchObject({ data: { thread: "1700000000.000200" } });
+      vi.setSystemTime(rewritten + week + 60_000);
+      expect(await shared.space.get(key)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("reads a v1 record as stored (with or without `at`), replaces one without it, and rejects a corrupt one rather than guess a thread until a message replaces it", async () => {
