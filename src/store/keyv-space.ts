@@ -1,7 +1,8 @@
 /**
  * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs, grouped writes,
  * a write-if-absent that is atomic on Redis and SQLite and serialised per key within this
- * process elsewhere, and a compare-and-set that is the backend's own (atomic on every backend).
+ * process elsewhere, and a compare-and-set and compare-and-delete that are the backend's own
+ * (atomic on every backend).
  */
 import type { Backend } from "./backends/backend.js";
 import { expectedEntry, serializeValue } from "./backends/backend.js";
@@ -138,6 +139,22 @@ export class KeyvSpace implements KeyValueSpace {
           ttlMs,
         );
       },
+    );
+  }
+
+  /**
+   * Delete `key` only while it holds `expected`, with or without an expiry, unexpired by this
+   * process's clock (compared as replaceIf compares); true when this call deleted it. One
+   * conditional delete on every backend, atomic across processes.
+   */
+  deleteIf(key: string, expected: unknown): Promise<boolean> {
+    return this.guarded(
+      () => {
+        this.check(key);
+        if (expected === undefined)
+          throw new Error(`store: deleteIf at ${this.namespace}/${key} needs the value expected`);
+      },
+      () => this.context.backend.deleteIf(this.namespace, key, expectedEntry(expected, Date.now())),
     );
   }
 

@@ -61,6 +61,13 @@ export interface KeyValueSpace {
    * anything else (written meanwhile).
    */
   replaceIf(key: string, expected: unknown, value: unknown, ttlMs?: number): Promise<boolean>;
+  /**
+   * Compare-and-delete: delete `key` only while it still holds `expected` (a value read from it,
+   * compared as `replaceIf` compares, live), atomically across every process on the store; true
+   * when this call deleted it. Optional (spaces built elsewhere may lack it): call it through
+   * `deleteIfHolds`.
+   */
+  deleteIf?(key: string, expected: unknown): Promise<boolean>;
 }
 
 /** `space.getMany(keys)` when the space has it, else one `get` per key. */
@@ -73,6 +80,17 @@ export function getAll<T>(space: KeyValueSpace, keys: readonly string[]): Promis
 export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[]): Promise<void> {
   if (space.setMany) return space.setMany(entries);
   for (const { key, value, ttlMs } of entries) await space.set(key, value, ttlMs);
+}
+
+/**
+ * `space.deleteIf(key, expected)`; refused when the space lacks it (one built elsewhere that does
+ * not pass it on), rather than a read and a delete, which another process's write could fall
+ * between.
+ */
+export function deleteIfHolds(space: KeyValueSpace, key: string, expected: unknown): Promise<boolean> {
+  if (!space.deleteIf)
+    return Promise.reject(new Error(`store: this space offers no compare-and-delete (${key})`));
+  return space.deleteIf(key, expected);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Backend: what each storage engine (SQLite, Redis, Postgres, memory) hands the store — one keyv
- * instance per namespace, an optional atomic insert, a compare-and-set, a health probe and a close.
+ * instance per namespace, an optional atomic insert, a compare-and-set and a compare-and-delete, a
+ * health probe and a close.
  */
 import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
 import { messageOf } from "../../core/failure.js";
@@ -39,6 +40,11 @@ export interface Backend {
     serialized: string,
     ttlMs: number | undefined,
   ): Promise<boolean>;
+  /**
+   * Delete `key` only while its row holds the entry `expected` describes, live (see
+   * `holdsExpected`), atomically across processes; true when this call deleted it.
+   */
+  deleteIf(namespace: StoreNamespace, key: string, expected: ExpectedEntry): Promise<boolean>;
   /** Whether writes issued one after another are applied in that order (see Store.writesInOrder). */
   readonly writesInOrder: boolean;
   /** One real round trip to the engine; throws when it does not answer. */
@@ -87,7 +93,7 @@ export function serializeValue(value: unknown, ttlMs: number | undefined, now: n
 }
 
 /**
- * What a compare-and-set expects a row to hold: a value as stored without an expiry (`exact`,
+ * What a compare-and-set (or compare-and-delete) expects a row to hold: a value as stored without an expiry (`exact`,
  * `{"value":…}`), or as stored with one (`expiringStart`, `{"value":…,"expires":`, then the expiry
  * and `}`) not yet passed at `now`, the caller's clock (the one reads judge expiry by). The value
  * is compared as text: JSON gives back the same text for a value read from it. A value is
@@ -99,7 +105,7 @@ export interface ExpectedEntry {
   readonly now: number;
 }
 
-/** The entry a compare-and-set of `value` at `now` expects (see ExpectedEntry). */
+/** The entry a compare-and-set or compare-and-delete of `value` at `now` expects (see ExpectedEntry). */
 export function expectedEntry(value: unknown, now: number): ExpectedEntry {
   const exact = serializeValue(value, undefined, now);
   return { exact, expiringStart: `${exact.slice(0, -1)},"expires":`, now };

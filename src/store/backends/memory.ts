@@ -19,6 +19,10 @@ export function openMemoryBackend(onError: ErrorSink): Backend {
       map.set(row, serialized);
       return true;
     },
+    deleteIf: async (namespace, key, expected) => {
+      const row = spaces.get(namespace)!._getKeyPrefix(key);
+      return holdsExpected(map.get(row), expected) && map.delete(row);
+    },
     // Nothing to reach: the Map lives in this process (a closed store is reported by the store).
     ping: async () => undefined,
     close: async () => {

@@ -161,11 +161,23 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
    */
   async replaceIf(key: string, expected: ExpectedEntry, value: string): Promise<boolean> {
     const rows = await this.query(
-      `UPDATE ${this.table} SET value = $3 WHERE key = $1 AND (value = $2 OR
-       (left(value, char_length($4::text)) = $4::text AND ${expiresOf("value")} >= $5))
-       RETURNING key`,
-      [key, expected.exact, value, expected.expiringStart, expected.now],
+      `UPDATE ${this.table} SET value = $5 WHERE ${HOLDS_EXPECTED} RETURNING key`,
+      [key, expected.exact, expected.expiringStart, expected.now, value],
     );
+    return rows.length === 1;
+  }
+
+  /**
+   * Delete the row of `key` only while it holds the entry `expected` describes, unexpired at its
+   * `now` (see ExpectedEntry), in one conditional delete; true when deleted.
+   */
+  async deleteIf(key: string, expected: ExpectedEntry): Promise<boolean> {
+    const rows = await this.query(`DELETE FROM ${this.table} WHERE ${HOLDS_EXPECTED} RETURNING key`, [
+      key,
+      expected.exact,
+      expected.expiringStart,
+      expected.now,
+    ]);
     return rows.length === 1;
   }
 
@@ -240,6 +252,13 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
       : message;
   }
 }
+
+/**
+ * The row of key $1 holds the entry $2 without an expiry, or with one ($3, then the expiry and `}`)
+ * not passed at $4 (see ExpectedEntry).
+ */
+const HOLDS_EXPECTED = `key = $1 AND (value = $2 OR
+  (left(value, char_length($3::text)) = $3::text AND ${expiresOf("value")} >= $4))`;
 
 /**
  * The expiry time (ms since the epoch) of a stored keyv envelope, NULL when it has none. Read off

@@ -1,7 +1,7 @@
 /**
  * Postgres backend: one `pg` pool and one table (PostgresTable) shared by every namespace; keys
- * are `<namespace>:<key>`. `insertIfAbsent` is one conditional upsert and `replaceIf` one
- * conditional update, atomic across connections and processes sharing the database; `setMany` is
+ * are `<namespace>:<key>`. `insertIfAbsent` is one conditional upsert, `replaceIf` one
+ * conditional update and `deleteIf` one conditional delete, atomic across connections and processes sharing the database; `setMany` is
  * one statement. Expired rows are purged when the
  * store opens and hourly after that (reads never return them in between), a window of rows per
  * statement: opening waits for the first window only, the rest follow in the background. Every
@@ -53,6 +53,8 @@ export async function openPostgresBackend(
       table.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized, Date.now()),
     replaceIf: (namespace, key, expected, serialized) =>
       table.replaceIf(spaces.get(namespace)!._getKeyPrefix(key), expected, serialized),
+    deleteIf: (namespace, key, expected) =>
+      table.deleteIf(spaces.get(namespace)!._getKeyPrefix(key), expected),
     setMany: async (namespace, entries) => {
       await spaces
         .get(namespace)!

@@ -6,8 +6,9 @@
  * from the caller's. Going by the TTL, a read could find a key expired that a write-if-absent then
  * refused to write. A held value that is not an envelope counts as live. The write-if-absent
  * script itself is here too, shared by the store's `setIfAbsent` (one key) and coordination's
- * `insertIfAbsent` (a first key and the keys written with it), and so is the store's
- * compare-and-set (`replaceIf`), which judges an expiring entry it matches by the same clock.
+ * `insertIfAbsent` (a first key and the keys written with it), and so are the store's
+ * compare-and-set (`replaceIf`) and compare-and-delete (`deleteIf`), which judge an expiring entry
+ * they match by the same clock.
  */
 
 /** Lua: `live_entry(key, now)` — true when `key` holds an entry unexpired at `now` (milliseconds). */
@@ -32,18 +33,33 @@ end
 return 1`;
 
 /**
- * KEYS[1]: the store key; ARGV: the entry it must hold as written without an expiry, the start of
- * that entry as written with one (then the expiry and `}`: it must not have passed), the caller's
- * clock, the entry to write and its ttl ('' = none). 1 when written, else 0.
+ * Lua: `holds_expected(key)` — true when `key` holds the entry ARGV[1] (as written without an
+ * expiry), or ARGV[2] (its start as written with one) followed by an expiry not passed at ARGV[3],
+ * the caller's clock: the store's ExpectedEntry.
  */
-export const REPLACE_IF_LUA = `local held = redis.call('GET', KEYS[1])
-if not held then return 0 end
-if held ~= ARGV[1] then
+const HOLDS_EXPECTED_LUA = `local function holds_expected(key)
+  local held = redis.call('GET', key)
+  if not held then return false end
+  if held == ARGV[1] then return true end
   local start = ARGV[2]
-  if string.sub(held, 1, #start) ~= start then return 0 end
+  if string.sub(held, 1, #start) ~= start then return false end
   local expires = tonumber(string.match(string.sub(held, #start + 1), '^(%-?[%d%.eE+]+)}$'))
-  if not expires or tonumber(ARGV[3]) > expires then return 0 end
+  return expires ~= nil and tonumber(ARGV[3]) <= expires
 end
+`;
+
+/**
+ * KEYS[1]: the store key; ARGV: the expected entry (three, see HOLDS_EXPECTED_LUA), the entry to
+ * write and its ttl ('' = none). 1 when written, else 0.
+ */
+export const REPLACE_IF_LUA = `${HOLDS_EXPECTED_LUA}
+if not holds_expected(KEYS[1]) then return 0 end
 if ARGV[5] == '' then redis.call('SET', KEYS[1], ARGV[4])
 else redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5]) end
+return 1`;
+
+/** KEYS[1]: the store key; ARGV: the expected entry (three, see HOLDS_EXPECTED_LUA). 1 when deleted, else 0. */
+export const DELETE_IF_LUA = `${HOLDS_EXPECTED_LUA}
+if not holds_expected(KEYS[1]) then return 0 end
+redis.call('DEL', KEYS[1])
 return 1`;

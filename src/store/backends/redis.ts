@@ -1,14 +1,15 @@
 /**
  * Redis backend: one node-redis connection shared by a @keyv/redis adapter per namespace (keys
  * are `<namespace>::<key>`, or `<prefix>:<namespace>::<key>` for a deployment with a key prefix;
- * TTLs are Redis expiries), and atomic scripts for `setIfAbsent` and `replaceIf` that hold across processes.
+ * TTLs are Redis expiries), and atomic scripts for `setIfAbsent`, `replaceIf` and `deleteIf` that hold
+ * across processes.
  */
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { backoffMs } from "../../core/backoff.js";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
 import { type Backend, type ErrorSink, namespacedKeyv, REPLY_TIMEOUT_MS } from "./backend.js";
-import { INSERT_IF_ABSENT_LUA, REPLACE_IF_LUA } from "./redis-live-entry.js";
+import { DELETE_IF_LUA, INSERT_IF_ABSENT_LUA, REPLACE_IF_LUA } from "./redis-live-entry.js";
 import { RedisRestart } from "./redis-restart.js";
 
 /** How long the first connection may take before the store gives up. */
@@ -216,6 +217,13 @@ export async function openRedisBackend(
           serialized,
           ttlMs === undefined ? "" : String(ttlMs),
         ],
+      });
+      return reply === 1;
+    },
+    deleteIf: async (namespace, key, expected) => {
+      const reply = await client.eval(DELETE_IF_LUA, {
+        keys: [redisStoreKey(keyspace, namespace, key)],
+        arguments: [expected.exact, expected.expiringStart, String(expected.now)],
       });
       return reply === 1;
     },

@@ -11,8 +11,8 @@
  * each write in a savepoint of its own, so a `setMany` is committed whole or not at all and one
  * failing write never fails the writes grouped with it (savepoints cost a quarter of a batch's
  * time, so only a failing batch pays for them). `insertIfAbsent` is a
- * conditional upsert and `replaceIf` a conditional update (an expired row counts as absent for
- * both), each atomic across processes sharing the file.
+ * conditional upsert, `replaceIf` a conditional update and `deleteIf` a conditional delete (an
+ * expired row counts as absent for each), each atomic across processes sharing the file.
  * The driver is synchronous: a statement runs on the main thread, which for this key-value table
  * (point reads and writes by primary key) is far cheaper than a round trip to a worker thread.
  * Checkpoints (copying the log into the file, with its fsyncs) are the exception: a worker thread
@@ -68,6 +68,7 @@ type Write =
   | ({ kind: "delete"; key: string } & Outcome<boolean>)
   | ({ kind: "insert"; key: string; value: string } & Outcome<boolean>)
   | ({ kind: "replace"; key: string; expected: ExpectedEntry; value: string } & Outcome<boolean>)
+  | ({ kind: "deleteIf"; key: string; expected: ExpectedEntry } & Outcome<boolean>)
   | ({ kind: "purge"; after: number; upTo: number } & Outcome<boolean>);
 
 /** A keyv store adapter over one SQLite connection, group-committing the writes of each loop turn. */
@@ -220,6 +221,14 @@ export class SqliteAdapter extends EventEmitter {
   }
 
   /**
+   * Delete the row of `key` only while it holds the entry `expected` describes, unexpired at its
+   * `now` (see ExpectedEntry); true when this call deleted it.
+   */
+  deleteIf(key: string, expected: ExpectedEntry): Promise<boolean> {
+    return this.enqueue((outcome) => ({ kind: "deleteIf", key, expected, ...outcome }));
+  }
+
+  /**
    * Refused (keyv's `clear`): every namespace shares this adapter and its one `namespace` field
    * (keyv sets it per instance, the last one wins), so it cannot know whose rows to delete.
    */
@@ -345,23 +354,30 @@ export class SqliteAdapter extends EventEmitter {
         return this.statements.insertIfAbsent.run(write.key, write.value, Date.now()).changes > 0;
       case "replace":
         return (
-          this.statements.replaceIf.run({
-            value: write.value,
-            key: write.key,
-            exact: write.expected.exact,
-            start: write.expected.expiringStart,
-            now: write.expected.now,
-          }).changes > 0
+          this.statements.replaceIf.run({ value: write.value, ...holding(write.key, write.expected) })
+            .changes > 0
         );
+      case "deleteIf":
+        return this.statements.deleteIf.run(holding(write.key, write.expected)).changes > 0;
       case "purge":
         return this.statements.purge.run(write.after, write.upTo, Date.now()).changes > 0;
     }
   }
 }
 
+/** The named parameters of `prepare`'s `holds`: the row of `key` holds the entry `expected` describes. */
+function holding(key: string, expected: ExpectedEntry) {
+  return { key, exact: expected.exact, start: expected.expiringStart, now: expected.now } as const;
+}
+type Holding = ReturnType<typeof holding>;
+
 /** The adapter's prepared statements on `table`. */
 function prepare(db: Database.Database, table: string) {
   const expires = `CASE WHEN json_valid(${table}.value) THEN json_extract(${table}.value, '$.expires') END`;
+  /** The row of @key holds the entry @exact without an expiry, or with one (@start…) not passed at @now. */
+  const holds =
+    `key = @key AND (value = @exact OR ` +
+    `(substr(value, 1, length(@start)) = @start AND (${expires}) >= @now))`;
   return {
     /** The last rowid of the next purge window: at most `limit` rows after rowid `after`. */
     windowEnd: db.prepare<[number, number], { upTo: number | null }>(
@@ -379,9 +395,7 @@ function prepare(db: Database.Database, table: string) {
       `INSERT INTO ${table} (key, value) VALUES (?, ?) ` +
         `ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE (${expires}) < ?`,
     ),
-    replaceIf: db.prepare<[{ value: string; key: string; exact: string; start: string; now: number }]>(
-      `UPDATE ${table} SET value = @value WHERE key = @key AND (value = @exact OR ` +
-        `(substr(value, 1, length(@start)) = @start AND (${expires}) >= @now))`,
-    ),
+    replaceIf: db.prepare<[Holding & { value: string }]>(`UPDATE ${table} SET value = @value WHERE ${holds}`),
+    deleteIf: db.prepare<[Holding]>(`DELETE FROM ${table} WHERE ${holds}`),
   };
 }

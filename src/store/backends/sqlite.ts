@@ -70,6 +70,8 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
       adapter.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized),
     replaceIf: (namespace, key, expected, serialized) =>
       adapter.replaceIf(spaces.get(namespace)!._getKeyPrefix(key), expected, serialized),
+    deleteIf: (namespace, key, expected) =>
+      adapter.deleteIf(spaces.get(namespace)!._getKeyPrefix(key), expected),
     // Rows in keyv's own format and key prefix (what its reads expect), handed to the adapter
     // directly: keyv's set would add its hooks, stats and several promises to every write.
     setMany: (namespace, entries) => {
