@@ -6,12 +6,13 @@
  * while a slow hand-over does not let it lapse; it is kept for as long as the buffer could
  * re-batch the message once the session accepted the wake-up, and given up when the hand-over
  * failed, so the next try (in any process) takes it again. Claims live in the store's "dedupe"
- * space, whose write-if-absent holds across processes.
+ * space, whose write-if-absent and compare-and-delete hold across processes: a release deletes
+ * only the claim it read as this process's, never one another process took after it lapsed.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { HOUR_MS } from "../store/slot-budget.js";
-import type { KeyValueSpace } from "../store/store.js";
+import { deleteIfHolds, type KeyValueSpace } from "../store/store.js";
 
 /** How a claim went: this process's now, kept by a delivered wake-up, or being handed over elsewhere. */
 export type ClaimResult = "won" | "delivered" | "elsewhere";
@@ -78,14 +79,20 @@ export class StoreWakeClaims implements WakeClaims {
   }
 
   async release(key: string): Promise<void> {
-    const held = await this.held(key);
-    if (held?.owner === this.owner && !held.kept) await this.space.delete(storeKey(key));
+    const stored = await this.space.get(storeKey(key));
+    const held = parsed(stored);
+    if (held?.owner === this.owner && !held.kept) await deleteIfHolds(this.space, storeKey(key), stored);
   }
 
   private async held(key: string): Promise<ClaimRecord | undefined> {
-    const parsed = claimSchema.safeParse(await this.space.get(storeKey(key)));
-    return parsed.success ? parsed.data : undefined;
+    return parsed(await this.space.get(storeKey(key)));
   }
+}
+
+/** A stored claim, or undefined when none is stored or it cannot be read. */
+function parsed(stored: unknown): ClaimRecord | undefined {
+  const result = claimSchema.safeParse(stored);
+  return result.success ? result.data : undefined;
 }
 
 const storeKey = (key: string): string => `wake-claim:${key}`;

@@ -9,7 +9,7 @@ import os from "node:os";
 import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
-import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type StoreNamespace } from "../../src/store/store.js";
 import type { Clock } from "../../src/core/clock.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -59,7 +59,8 @@ class ClaimsWatchedStore extends WrappedStore {
       set: (key, value, ttlMs) => watch(inner.set(key, value, ttlMs)),
       delete: (key) => watch(inner.delete(key)),
       setIfAbsent: (key, value, ttlMs) => watch(inner.setIfAbsent(key, value, ttlMs)),
-      replaceIf: (key, expected, value) => watch(inner.replaceIf(key, expected, value)),
+      replaceIf: (key, expected, value, ttlMs) => watch(inner.replaceIf(key, expected, value, ttlMs)),
+      deleteIf: (key, expected) => watch(deleteIfHolds(inner, key, expected)),
     };
   }
 }
@@ -247,5 +248,47 @@ describe("renewing a wake claim", () => {
     expect(await mine.renew("k1")).toBe(false);
     expect(await theirs.take("k1")).toBe("delivered");
     await store.close();
+  });
+});
+
+describe("a wake claim's release", () => {
+  it("deletes only the claim it read as its own: not one another process took after it lapsed", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    try {
+      const inner = store.space("dedupe");
+      let betweenReadAndDelete: (() => Promise<void>) | undefined;
+      // Process A's space: right after A reads its claim to release it, its claim lapses and B takes it.
+      const spaceA: KeyValueSpace = {
+        get: async (key) => {
+          const read = await inner.get(key);
+          const meanwhile = betweenReadAndDelete;
+          betweenReadAndDelete = undefined;
+          await meanwhile?.();
+          return read;
+        },
+        set: (key, value, ttlMs) => inner.set(key, value, ttlMs),
+        delete: (key) => inner.delete(key),
+        setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
+        replaceIf: (key, expected, value, ttlMs) => inner.replaceIf(key, expected, value, ttlMs),
+        deleteIf: (key, expected) => deleteIfHolds(inner, key, expected),
+      };
+      const a = new StoreWakeClaims(spaceA);
+      const b = new StoreWakeClaims(inner);
+      expect(await a.take("m1")).toBe("won");
+      betweenReadAndDelete = async () => {
+        await inner.delete("wake-claim:m1");
+        expect(await b.take("m1")).toBe("won");
+      };
+      await a.release("m1");
+      expect(await a.take("m1")).toBe("elsewhere");
+      expect(await b.take("m1")).toBe("won");
+      // A's own claim, read as its own and unchanged, is released.
+      await b.release("m1");
+      expect(await a.take("m1")).toBe("won");
+      await a.release("m1");
+      expect(await b.take("m1")).toBe("won");
+    } finally {
+      await store.close();
+    }
   });
 });
