@@ -259,8 +259,8 @@ describe("a wake claim's release", () => {
       let betweenReadAndDelete: (() => Promise<void>) | undefined;
       // Process A's space: right after A reads its claim to release it, its claim lapses and B takes it.
       const spaceA: KeyValueSpace = {
-        get: async (key) => {
-          const read = await inner.get(key);
+        get: async <T>(key: string) => {
+          const read = await inner.get<T>(key);
           const meanwhile = betweenReadAndDelete;
           betweenReadAndDelete = undefined;
           await meanwhile?.();
