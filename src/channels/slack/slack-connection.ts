@@ -1,11 +1,11 @@
 /**
  * SocketHealth: the Socket Mode connection's state as the readiness probe sees it. It follows
- * the SDK client's lifecycle events (connecting, connected, reconnecting, disconnecting,
- * disconnected), logs every change, and answers `isReady`. A silent connection (no pongs, no
- * server pings) is detected by the client itself through its ping timeouts, which close the
- * socket and reconnect. A watchdog covers the client's own blind spot: a reconnect loop that
- * gave up (a failed apps.connections.open can end it) leaves the client quiet and disconnected,
- * so after `watchdogMs` without progress the watchdog starts it again.
+ * the Socket Mode client's lifecycle events (connecting, connected, reconnecting, disconnecting,
+ * disconnected: slack-socket-client.ts), logs every change, and answers `isReady`. A silent
+ * connection (no pongs, no server pings) is detected by the client itself through its ping
+ * timeouts, which close the socket and reconnect. A watchdog covers the client's own blind spot:
+ * a reconnect loop that gave up (a refused token ends it) leaves the client quiet and
+ * disconnected, so after `watchdogMs` without progress the watchdog starts it again.
  */
 import type { Logger } from "pino";
 import { describeError } from "./slack-api.js";
@@ -26,7 +26,7 @@ const STATES: readonly SocketState[] = [
   "disconnected",
 ];
 
-/** The part of the SDK's SocketModeClient this needs. */
+/** The part of the Socket Mode client this needs. */
 export interface SocketClientLike {
   on(event: string, listener: () => void): unknown;
   off(event: string, listener: () => void): unknown;

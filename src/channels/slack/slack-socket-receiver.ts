@@ -1,10 +1,10 @@
 /**
  * Socket Mode: Slack delivers over a WebSocket the app opens with its xapp token, so no public
- * URL is needed. The connection runs in a thread of its own (slack-socket-thread.ts), which acks
- * an event the moment it arrives; this side screens each frame it passes on and hands the
- * envelopes that pass to Bolt, as Bolt's own SocketModeReceiver would, and acks the interactive
- * and slash-command ones when Bolt's handler does. SocketHealth follows the connection (and
- * restarts a reconnect loop that gave up) for readiness.
+ * URL is needed. Our client (slack-socket-client.ts) keeps the connection, in a thread of its own
+ * that acks an event the moment it arrives (slack-socket-thread.ts); this side screens each frame
+ * it passes on and hands the envelopes that pass to Bolt, as Bolt's own SocketModeReceiver would,
+ * and acks the interactive and slash-command ones when Bolt's handler does. SocketHealth follows
+ * the connection (and restarts a reconnect loop that gave up) for readiness.
  */
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import type { AddressInfo } from "node:net";
@@ -13,9 +13,8 @@ import type { ChannelHealth } from "../channel-adapter.js";
 import { SocketHealth } from "./slack-connection.js";
 import { slackFailure } from "./slack-failure.js";
 import { type SocketEnvelope, screenSocketFrame } from "./slack-intake-guard.js";
-import { sdkLogger } from "./slack-logger.js";
 import type { ReceiverIntake, SlackReceiver } from "./slack-receiver.js";
-import { SocketThread } from "./slack-socket-thread.js";
+import { SocketClient } from "./slack-socket-client.js";
 
 export interface SocketReceiverOptions {
   /** xapp-… token (apps.connections.open). */
@@ -27,14 +26,6 @@ export interface SocketReceiverOptions {
   readonly clientPingTimeoutMs?: number;
   readonly serverPingTimeoutMs?: number;
   readonly watchdogMs?: number;
-}
-
-/** The lowest SDK level the logger lets through, for the thread to post no more than that. */
-function sdkLevel(logger: Logger): "debug" | "info" | "warn" | "error" {
-  if (logger.isLevelEnabled("debug")) return "debug";
-  if (logger.isLevelEnabled("info")) return "info";
-  if (logger.isLevelEnabled("warn")) return "warn";
-  return "error";
 }
 
 /** An ack that answers once: Bolt may call it again after a failed handler. */
@@ -56,34 +47,32 @@ export class SocketReceiver implements SlackReceiver {
 
   open(intake: ReceiverIntake): Receiver {
     const o = this.options;
-    const sdk = sdkLogger(o.logger, "bolt");
     const screen = intake.screenFor(false);
     let app: App | undefined;
-    const thread = new SocketThread(
+    const client = new SocketClient(
       {
         appToken: o.appToken,
         slackApiUrl: o.slackApiUrl,
+        logger: o.logger,
         clientPingTimeoutMs: o.clientPingTimeoutMs ?? 5_000,
         serverPingTimeoutMs: o.serverPingTimeoutMs ?? 30_000,
-        logLevel: sdkLevel(o.logger),
       },
       {
         frame: (text, acked) => {
           const answer = (envelopeId: string, reply?: string) => {
-            if (!acked) thread.ack(envelopeId, reply === undefined ? {} : { text: reply });
+            if (!acked) client.ack(envelopeId, reply === undefined ? {} : { text: reply });
           };
           const envelope = screenSocketFrame(text, screen, intake.log, answer);
           if (envelope && app) deliver(app, envelope, acked);
         },
         refused: (reason) => intake.log.refused("socket_frame", { reason }),
-        log: (level, text) => sdk[level](text),
       },
     );
     const deliver = (to: App, envelope: SocketEnvelope, acked: boolean): void => {
       const event: ReceiverEvent = {
         body: envelope.payload as ReceiverEvent["body"],
         ack: ackOnce((body) => {
-          if (!acked) thread.ack(envelope.envelope_id, body);
+          if (!acked) client.ack(envelope.envelope_id, body);
         }),
         retryNum: envelope.retry_attempt,
         retryReason: envelope.retry_reason,
@@ -93,13 +82,13 @@ export class SocketReceiver implements SlackReceiver {
         if (await intake.processEventErrorHandler({ error: failure })) await event.ack();
       });
     };
-    this.socket = new SocketHealth(thread, o.logger, o.watchdogMs ?? 300_000);
+    this.socket = new SocketHealth(client, o.logger, o.watchdogMs ?? 300_000);
     return {
       init: (bolt: App) => {
         app = bolt;
       },
-      start: () => thread.start(),
-      stop: () => thread.stop(),
+      start: () => client.start(),
+      stop: () => client.stop(),
     };
   }
 

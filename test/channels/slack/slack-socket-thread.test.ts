@@ -1,14 +1,15 @@
 /**
  * The Socket Mode connection's own thread: an event is acknowledged while the main thread's event
  * loop is blocked (Slack, in a thread of its own here, sees the ack; the envelope reaches Bolt
- * once the loop runs again), and a thread that dies is reported disconnected and started again.
+ * once the loop runs again); the client connects again when its thread dies, when Slack asks it
+ * to and after Slack was unreachable, and stops when its token is refused.
  */
 import { App } from "@slack/bolt";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Worker } from "node:worker_threads";
 import { IntakeLog } from "../../../src/channels/intake-log.js";
 import { SocketReceiver } from "../../../src/channels/slack/slack-socket-receiver.js";
-import { SocketThread } from "../../../src/channels/slack/slack-socket-thread.js";
+import { SocketClient } from "../../../src/channels/slack/slack-socket-client.js";
 import { type FakeSlackThread, startFakeSlackThread } from "../../fakes/fake-slack/in-thread.js";
 import { startFakeSlack, type FakeSlack } from "../../fakes/fake-slack/index.js";
 import { silentLogger } from "./support.js";
@@ -65,26 +66,65 @@ describe("the Socket Mode thread", () => {
     await expect.poll(() => seen).toEqual(["while you were busy"]);
   });
 
-  it("reports a thread that died as disconnected and starts it again", async () => {
+  it("connects again when its thread dies, and when Slack asks it to", async () => {
     const fake: FakeSlack = await startFakeSlack();
     cleanups.push(() => fake.close());
     const states: string[] = [];
-    const thread = new SocketThread(
+    const client = new SocketClient(
       {
         appToken: fake.state.appToken,
         slackApiUrl: fake.apiUrl,
+        logger: silentLogger,
         clientPingTimeoutMs: 5_000,
         serverPingTimeoutMs: 30_000,
-        logLevel: "error",
       },
-      { frame() {}, refused() {}, log() {} },
+      { frame() {}, refused() {} },
     );
-    for (const state of ["connected", "disconnected"]) thread.on(state, () => states.push(state));
-    cleanups.push(() => thread.stop());
-    await thread.start();
+    for (const state of ["connected", "reconnecting"]) client.on(state, () => states.push(state));
+    cleanups.push(() => client.stop());
+    await client.start();
     expect(states).toEqual(["connected"]);
     // A crash: the worker ends without being asked to.
-    await (thread as unknown as { worker: Worker }).worker.terminate();
-    await expect.poll(() => states, { timeout: 10_000 }).toEqual(["connected", "disconnected", "connected"]);
+    const thread = (client as unknown as { thread: { worker: Worker } }).thread;
+    await thread.worker.terminate();
+    await expect.poll(() => states, { timeout: 10_000 }).toEqual(["connected", "reconnecting", "connected"]);
+    expect(fake.socket.connections).toBe(2);
+    fake.socket.requestReconnect();
+    await expect
+      .poll(() => states, { timeout: 10_000 })
+      .toEqual(["connected", "reconnecting", "connected", "reconnecting", "connected"]);
+    expect(fake.socket.connections).toBe(3);
+    expect(fake.socket.open).toBe(1);
+  });
+
+  it("retries a connection Slack cannot give yet, and stops when the token is refused", async () => {
+    const fake: FakeSlack = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const states: string[] = [];
+    const client = new SocketClient(
+      {
+        appToken: fake.state.appToken,
+        slackApiUrl: fake.apiUrl,
+        logger: silentLogger,
+        clientPingTimeoutMs: 5_000,
+        serverPingTimeoutMs: 30_000,
+      },
+      { frame() {}, refused() {} },
+    );
+    for (const state of ["connected", "reconnecting", "disconnected"])
+      client.on(state, () => states.push(state));
+    cleanups.push(() => client.stop());
+    await client.start();
+    // Unreachable for longer than one call's own retries: the client tries again after a pause.
+    fake.state.dropNext("apps.connections.open", 3);
+    fake.socket.requestReconnect();
+    await expect.poll(() => states, { timeout: 10_000 }).toEqual(["connected", "reconnecting", "connected"]);
+    // A revoked token: retrying cannot help, so the client stops (SocketHealth's watchdog takes over).
+    fake.state.fail("apps.connections.open", "token_revoked");
+    fake.socket.requestReconnect();
+    await expect
+      .poll(() => states, { timeout: 10_000 })
+      .toEqual(["connected", "reconnecting", "connected", "reconnecting", "disconnected"]);
+    expect(fake.socket.open).toBe(0);
   });
 });

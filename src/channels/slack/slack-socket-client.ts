@@ -1,0 +1,194 @@
+/**
+ * SocketClient: Coworker's Socket Mode client. It asks apps.connections.open (with the app token)
+ * for a WebSocket URL, has the connection's thread (slack-socket-thread.ts) open it, and counts it
+ * connected when Slack says hello. When the connection ends without being asked to (Slack asked
+ * to reconnect, a ping went unanswered, the network dropped it, the thread died), it connects
+ * again after a capped, growing pause, with a fresh URL. A rejected token or a misconfigured app
+ * stops the retries (retrying cannot help: SocketHealth's watchdog tries again much later), as
+ * the SDK's own client does.
+ *
+ * It emits the lifecycle states the SDK's client emits ("connecting", "connected", "reconnecting",
+ * "disconnecting", "disconnected"), so SocketHealth (slack-connection.ts) follows it as it
+ * followed the SDK's. Frames go to `onFrame`; the first `start` resolves at hello and rejects with
+ * apps.connections.open's own error, which slack-failure.ts classifies.
+ */
+import { EventEmitter } from "node:events";
+import type { Logger } from "pino";
+import { backoffMs } from "../../core/backoff.js";
+import { createClients, describeError, type SlackClients } from "./slack-api.js";
+import type { SocketClientLike, SocketState } from "./slack-connection.js";
+import { slackFailure } from "./slack-failure.js";
+import { SocketThread, type SocketThreadTiming, type ThreadMessage } from "./slack-socket-thread.js";
+
+export interface SocketClientOptions extends SocketThreadTiming {
+  /** xapp-… token (apps.connections.open). */
+  readonly appToken: string;
+  /** Web API base URL with a trailing slash. */
+  readonly slackApiUrl: string;
+  readonly logger: Logger;
+}
+
+/** What the client hands on. */
+export interface SocketClientHandlers {
+  /** A frame that is not `hello` / `disconnect`, as text; `acked` when the thread acked it. */
+  frame(text: string, acked: boolean): void;
+  /** A frame refused before it could be read (binary, not JSON text). */
+  refused(reason: string): void;
+}
+
+/** First and longest pause before connecting again. */
+const RECONNECT_FIRST_MS = 1_000;
+const RECONNECT_MAX_MS = 60_000;
+
+/** Our Socket Mode client (see the module comment). */
+export class SocketClient extends EventEmitter implements SocketClientLike {
+  private readonly web: SlackClients["api"];
+  private thread: SocketThread | undefined;
+  /** The connection attempt under way: settles at hello, or when it fails. */
+  private attempt: Promise<void> | undefined;
+  private helloWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  private state: SocketState = "idle";
+  private everConnected = false;
+  private stopped = false;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: SocketClientOptions,
+    private readonly handlers: SocketClientHandlers,
+  ) {
+    super();
+    this.web = createClients({
+      token: options.appToken,
+      slackApiUrl: options.slackApiUrl,
+      logger: options.logger,
+    }).api;
+  }
+
+  /** Connect now (joining an attempt under way); resolves once Slack said hello. */
+  start(): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error("socket mode is stopped"));
+    clearTimeout(this.retryTimer);
+    this.attempt ??= this.connect().finally(() => {
+      this.attempt = undefined;
+    });
+    return this.attempt;
+  }
+
+  /** Acknowledge an envelope the thread passed on unacknowledged, with `body` as its answer. */
+  ack(envelopeId: string, body: Readonly<Record<string, unknown>>): void {
+    this.thread?.ack(envelopeId, body);
+  }
+
+  /** Close the connection and end its thread; no reconnect follows. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.enter("disconnecting");
+    const thread = this.thread;
+    this.thread = undefined;
+    this.helloWaiter?.reject(new Error("socket mode stopped"));
+    await thread?.stop();
+    this.enter("disconnected");
+  }
+
+  /** Move to `state`, telling listeners (SocketHealth) of a change. */
+  private enter(state: SocketState): void {
+    if (state === this.state) return;
+    this.state = state;
+    this.emit(state);
+  }
+
+  private async connect(): Promise<void> {
+    this.enter(this.everConnected ? "reconnecting" : "connecting");
+    const opened = await this.web.apps.connections.open({});
+    if (typeof opened.url !== "string") throw new Error("apps.connections.open answered without a URL");
+    if (this.stopped) throw new Error("socket mode stopped");
+    const thread = this.thread ?? this.startThread();
+    await new Promise<void>((resolve, reject) => {
+      this.helloWaiter = { resolve, reject };
+      thread.connect(opened.url as string);
+    });
+  }
+
+  private startThread(): SocketThread {
+    const thread = new SocketThread({
+      clientPingTimeoutMs: this.options.clientPingTimeoutMs,
+      serverPingTimeoutMs: this.options.serverPingTimeoutMs,
+    });
+    thread.on("message", (message: ThreadMessage) => this.received(message));
+    thread.on("exit", (code: number) => {
+      if (this.thread !== thread) return;
+      this.thread = undefined;
+      this.lost(`the socket mode thread ended (exit ${code})`);
+    });
+    this.thread = thread;
+    return thread;
+  }
+
+  private received(message: ThreadMessage): void {
+    switch (message.kind) {
+      case "frame":
+        this.handlers.frame(message.text, message.acked);
+        break;
+      case "refused":
+        this.handlers.refused(message.reason);
+        break;
+      case "log":
+        this.options.logger[message.level]({ component: "slack-socket" }, message.text);
+        break;
+      case "hello":
+        this.everConnected = true;
+        this.failures = 0;
+        this.helloWaiter?.resolve();
+        this.helloWaiter = undefined;
+        this.enter("connected");
+        break;
+      case "closed":
+        this.lost(message.reason);
+        break;
+    }
+  }
+
+  /**
+   * The connection ended unasked. An attempt still waiting for hello fails (its caller decides
+   * what next) and its thread ends with it, so an idle worker never holds the process open; a
+   * connection that was up is made again.
+   */
+  private lost(reason: string): void {
+    if (this.stopped) return;
+    const waiting = this.helloWaiter;
+    this.helloWaiter = undefined;
+    if (waiting) {
+      const thread = this.thread;
+      this.thread = undefined;
+      void thread?.stop();
+      waiting.reject(new Error(`socket mode connection ended before Slack said hello: ${reason}`));
+      return;
+    }
+    if (this.state !== "connected") return;
+    this.options.logger.info({ component: "slack-socket", reason }, "slack socket mode connection ended");
+    this.reconnectLater();
+  }
+
+  /** Connect again after a pause, unless retrying cannot help. */
+  private reconnectLater(): void {
+    if (this.stopped || this.attempt) return;
+    const pause = backoffMs(this.failures, RECONNECT_FIRST_MS, RECONNECT_MAX_MS);
+    this.enter("reconnecting");
+    this.retryTimer = setTimeout(() => {
+      this.start().catch((error: unknown) => {
+        this.failures += 1;
+        const failure = slackFailure(error, "app", "Socket Mode (apps.connections.open)");
+        this.options.logger.warn(
+          { component: "slack-socket", err: describeError(error) },
+          "slack socket mode could not connect again",
+        );
+        if (failure.retryable) this.reconnectLater();
+        else this.enter("disconnected");
+      });
+    }, pause);
+    this.retryTimer.unref();
+  }
+}
