@@ -29,23 +29,31 @@ export function withTrailingSlash(url: string): string {
   return url.endsWith("/") ? url : `${url}/`;
 }
 
-/** Build the two clients. */
-export function createClients(options: ClientOptions): SlackClients {
-  const common = {
+function commonOptions(options: ClientOptions) {
+  return {
     slackApiUrl: withTrailingSlash(options.slackApiUrl),
     rejectRateLimitedCalls: true,
     logger: sdkLogger(options.logger, "slack-web"),
     // Each call's deadline is the fetch's (slackFetchWithin), not the client's own timeout.
     timeout: 0,
   };
+}
+
+/** The client for ordinary calls: 30 s each, two quick retries. */
+export function createApiClient(options: ClientOptions): SlackClients["api"] {
+  return new webApi.WebClient(options.token, {
+    ...commonOptions(options),
+    fetch: slackFetchWithin(30_000),
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+  });
+}
+
+/** Build the two clients. */
+export function createClients(options: ClientOptions): SlackClients {
   return {
-    api: new webApi.WebClient(options.token, {
-      ...common,
-      fetch: slackFetchWithin(30_000),
-      retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
-    }),
+    api: createApiClient(options),
     edits: new webApi.WebClient(options.token, {
-      ...common,
+      ...commonOptions(options),
       fetch: slackFetchWithin(10_000),
       retryConfig: { retries: 0 },
     }),

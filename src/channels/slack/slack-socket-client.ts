@@ -15,7 +15,7 @@
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import { backoffMs } from "../../core/backoff.js";
-import { createClients, describeError, type SlackClients } from "./slack-api.js";
+import { createApiClient, describeError, type SlackClients } from "./slack-api.js";
 import type { SocketClientLike, SocketState } from "./slack-connection.js";
 import { slackFailure } from "./slack-failure.js";
 import { SocketThread, type SocketThreadTiming, type ThreadMessage } from "./slack-socket-thread.js";
@@ -58,11 +58,11 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     private readonly handlers: SocketClientHandlers,
   ) {
     super();
-    this.web = createClients({
+    this.web = createApiClient({
       token: options.appToken,
       slackApiUrl: options.slackApiUrl,
       logger: options.logger,
-    }).api;
+    });
   }
 
   /** Connect now (joining an attempt under way); resolves once Slack said hello. */
