@@ -1,22 +1,14 @@
 /**
  * The shared-mode (several processes on one store) write path of ChannelBuffer: committing a
- * head only over the head it was read from (compare-and-set), dropping a buffer by swapping its
- * head for an empty one and then deleting it, and starting an attempt again when another process
- * moved the head on meanwhile. Kept apart from ChannelBuffer because it is the one place where
- * writes can lose to another process's, and where the pages a lost or failed write made must be
- * cleaned up.
+ * head only over the head it was read from (compare-and-set), dropping a buffer by deleting
+ * only the head it read (compare-and-delete) and then that head's pages, and starting an attempt
+ * again when another process moved the head on meanwhile. Kept apart from ChannelBuffer because
+ * it is the one place where writes can lose to another process's, and where the pages a lost or
+ * failed write made must be cleaned up.
  */
 import { backoffMs } from "../core/backoff.js";
-import type { KeyValueSpace } from "../store/store.js";
-import { toVersioned } from "../store/versioned.js";
-import {
-  BUFFER_HEAD_KIND,
-  type BufferHead,
-  bufferHeadKey,
-  deletePages,
-  listedPages,
-  type PageKey,
-} from "./channel-buffer-store-shapes.js";
+import { deleteIfHolds, type KeyValueSpace } from "../store/store.js";
+import { bufferHeadKey, deletePages, listedPages, type PageKey } from "./channel-buffer-store-shapes.js";
 
 /** How many times a shared write or read starts again after other processes moved the head meanwhile. */
 const MAX_ATTEMPTS = 16;
@@ -59,23 +51,17 @@ export async function retrying<T>(
 }
 
 /**
- * Swap the stored head for `empty` if no other process moved it meanwhile (null: it did), then
- * delete it and the pages of exactly the head it replaced, so no empty head is left stored. The
- * store has no conditional delete, so the delete is unconditional: a write another process
- * commits over the empty head between the swap and the delete (it must read that head, write its
- * pages and commit within one round trip) is dropped with it, as if it had come before the drop,
- * and its pages, which no head lists then, expire (pageLifetimeMs).
+ * Delete the stored head only while it is the head read (compare-and-delete; null when another
+ * process moved it meanwhile), then the pages of exactly that head, so no head or page of the
+ * dropped buffer is left stored. A write another process commits before the delete moves the
+ * head, so the delete misses and the next attempt drops that write too, as one that came before
+ * the drop; one committed after it starts a new buffer, which the drop leaves alone.
  */
-export async function dropOnce(
-  space: KeyValueSpace,
-  channelKey: string,
-  empty: BufferHead,
-): Promise<true | null> {
+export async function dropOnce(space: KeyValueSpace, channelKey: string): Promise<true | null> {
   const headKey = bufferHeadKey(channelKey);
   const raw = await space.get(headKey);
   if (raw === undefined) return true;
-  if (!(await space.replaceIf(headKey, raw, toVersioned(BUFFER_HEAD_KIND, empty)))) return null;
-  await space.delete(headKey);
+  if (!(await deleteIfHolds(space, headKey, raw))) return null;
   await deletePages(space, channelKey, listedPages(channelKey, raw));
   return true;
 }

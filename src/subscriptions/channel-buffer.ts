@@ -19,7 +19,7 @@
  * listed page that expired reads as entries forgotten (pageLifetimeMs). Heads do not expire.
  * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
  * forgotten-entry counts) in channel-buffer-read.ts, and the shared-mode compare-and-set commit,
- * drop swap and retry loop in channel-buffer-shared.ts.
+ * compare-and-delete drop and retry loop in channel-buffer-shared.ts.
  */
 import { randomBytes } from "node:crypto";
 import { describeProblems } from "../core/schema-problems.js";
@@ -167,15 +167,16 @@ export class ChannelBuffer {
 
   /**
    * Forget a channel's buffer (also the way out of a corrupt one): the head goes first, so a crash
-   * midway leaves an empty buffer. Shared, the head is swapped for an empty one only while it is
-   * the head read (compare-and-set), and then it and the pages of exactly the head read are
-   * deleted, so a write another process commits meanwhile is dropped too, not left behind unlisted.
+   * midway leaves an empty buffer. Shared, the head is deleted only while it is the head read
+   * (compare-and-delete), then the pages of exactly that head: a write another process committed
+   * before is dropped too on the next attempt, not left behind unlisted, and one committed after
+   * starts a new buffer that is kept.
    */
   async drop(channelKey: string): Promise<void> {
     await this.mutex.run(channelKey, async () => {
       this.states.set(channelKey, null);
       if (this.options.shared) {
-        await this.retrying(channelKey, "drop", () => dropOnce(this.space, channelKey, this.emptyHead()));
+        await this.retrying(channelKey, "drop", () => dropOnce(this.space, channelKey));
         return;
       }
       // A corrupt head is being thrown away anyway; its pages are then unknown and get overwritten later.
