@@ -19,6 +19,20 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A SocketClient on `fake` that drops what it receives. */
+function clientOn(fake: FakeSlack): SocketClient {
+  return new SocketClient(
+    {
+      appToken: fake.state.appToken,
+      slackApiUrl: fake.apiUrl,
+      logger: silentLogger,
+      clientPingTimeoutMs: 5_000,
+      serverPingTimeoutMs: 30_000,
+    },
+    { frame() {}, refused() {} },
+  );
+}
+
 describe("the Socket Mode thread", () => {
   it("acknowledges an event while the main thread's event loop is blocked, and Bolt gets it afterwards", async () => {
     const slack: FakeSlackThread = await startFakeSlackThread();
@@ -70,16 +84,7 @@ describe("the Socket Mode thread", () => {
     const fake: FakeSlack = await startFakeSlack();
     cleanups.push(() => fake.close());
     const states: string[] = [];
-    const client = new SocketClient(
-      {
-        appToken: fake.state.appToken,
-        slackApiUrl: fake.apiUrl,
-        logger: silentLogger,
-        clientPingTimeoutMs: 5_000,
-        serverPingTimeoutMs: 30_000,
-      },
-      { frame() {}, refused() {} },
-    );
+    const client = clientOn(fake);
     for (const state of ["connected", "reconnecting"]) client.on(state, () => states.push(state));
     cleanups.push(() => client.stop());
     await client.start();
@@ -101,16 +106,7 @@ describe("the Socket Mode thread", () => {
     const fake: FakeSlack = await startFakeSlack();
     cleanups.push(() => fake.close());
     const states: string[] = [];
-    const client = new SocketClient(
-      {
-        appToken: fake.state.appToken,
-        slackApiUrl: fake.apiUrl,
-        logger: silentLogger,
-        clientPingTimeoutMs: 5_000,
-        serverPingTimeoutMs: 30_000,
-      },
-      { frame() {}, refused() {} },
-    );
+    const client = clientOn(fake);
     for (const state of ["connected", "reconnecting", "disconnected"])
       client.on(state, () => states.push(state));
     cleanups.push(() => client.stop());
