@@ -6,13 +6,15 @@
  * while a slow hand-over does not let it lapse; it is kept for as long as the buffer could
  * re-batch the message once the session accepted the wake-up, and given up when the hand-over
  * failed, so the next try (in any process) takes it again. Claims live in the store's "dedupe"
- * space, whose write-if-absent and compare-and-delete hold across processes: a release deletes
- * only the claim it read as this process's, never one another process took after it lapsed.
+ * space, whose write-if-absent, compare-and-set and compare-and-delete hold across processes: a
+ * renewal extends and a release deletes only the claim it read as this process's, never one
+ * another process took after it lapsed.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { HOUR_MS } from "../store/slot-budget.js";
 import { deleteIfHolds, type KeyValueSpace } from "../store/store.js";
+import { updateByCompareAndSet } from "../store/update-by-compare-and-set.js";
 
 /** How a claim went: this process's now, kept by a delivered wake-up, or being handed over elsewhere. */
 export type ClaimResult = "won" | "delivered" | "elsewhere";
@@ -23,7 +25,8 @@ export interface WakeClaims {
   take(key: string): Promise<ClaimResult>;
   /**
    * The hand-over is still under way: this process's claim lasts a take's time again (retaken when
-   * it lapsed and nobody took it meanwhile); false when it is another's or kept.
+   * it lapsed and nobody took it meanwhile); false when it is another's or kept (compared as
+   * written, so never over a claim another process took after this one's lapsed).
    */
   renew(key: string): Promise<boolean>;
   /** The wake-up was accepted: keep the claim past any age at which the message could be re-batched. */
@@ -34,6 +37,9 @@ export interface WakeClaims {
 
 /** How long a claim taken for a hand-over lasts: past any hand-over (WakeAccess holds up to 2 min). */
 export const WAKE_CLAIM_TAKE_MS = 10 * 60_000;
+
+/** How many renewal writes may lose to other processes' (a claim lapsing and retaken) before it gives up. */
+const RENEW_ATTEMPTS = 3;
 
 /** How long a delivered wake-up's claim is kept: past any buffer age at which it could be re-batched. */
 const WAKE_CLAIM_KEEP_MS = 8 * 24 * HOUR_MS;
@@ -61,16 +67,23 @@ export class StoreWakeClaims implements WakeClaims {
   }
 
   /**
-   * Read, then write: a claim read as this process's has most of its time left (renewed every
-   * third of it), so none can lapse and be taken elsewhere in between.
+   * Extend the claim only over the claim read (compare-and-set, keeping a take's TTL), so a claim
+   * that lapsed after the read and was taken by another process is never overwritten; one lapsed
+   * and untaken is retaken. A write lost to another process's reads the claim again.
    */
   async renew(key: string): Promise<boolean> {
     const record: ClaimRecord = { owner: this.owner, kept: false };
-    if (await this.space.setIfAbsent(storeKey(key), record, WAKE_CLAIM_TAKE_MS)) return true;
-    const held = await this.held(key);
-    if (held?.owner !== this.owner || held.kept) return false;
-    await this.space.set(storeKey(key), record, WAKE_CLAIM_TAKE_MS);
-    return true;
+    const mine = (stored: unknown): boolean => {
+      const held = parsed(stored);
+      return held?.owner === this.owner && !held.kept;
+    };
+    const renewed = await updateByCompareAndSet(
+      this.space,
+      storeKey(key),
+      (stored) => (stored === undefined || mine(stored) ? record : undefined),
+      { attempts: RENEW_ATTEMPTS, ttlMs: WAKE_CLAIM_TAKE_MS },
+    );
+    return renewed.outcome === "updated";
   }
 
   async keep(key: string): Promise<void> {

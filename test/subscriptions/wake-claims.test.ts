@@ -251,6 +251,62 @@ describe("renewing a wake claim", () => {
   });
 });
 
+describe("renewing a wake claim on Redis", () => {
+  let redis: RedisServer;
+  beforeEach(async () => {
+    redis = await startRedisServer();
+  }, 20_000);
+  afterEach(async () => {
+    await redis.stop();
+  });
+
+  it("never overwrites a claim another process took after this one's lapsed between the renewal's read and write", async () => {
+    const dataDir = os.tmpdir();
+    const [storeA, storeB] = [
+      await createStore({ url: redis.url, dataDir }),
+      await createStore({ url: redis.url, dataDir }),
+    ];
+    try {
+      const [innerA, spaceB] = [storeA.space("dedupe"), storeB.space("dedupe")];
+      let betweenReadAndWrite: (() => Promise<void>) | undefined;
+      // Process A's space: right after A reads its claim to renew it, its claim lapses and B takes it.
+      const spaceA: KeyValueSpace = {
+        get: async <T>(key: string) => {
+          const read = await innerA.get<T>(key);
+          const meanwhile = betweenReadAndWrite;
+          betweenReadAndWrite = undefined;
+          await meanwhile?.();
+          return read;
+        },
+        set: (key, value, ttlMs) => innerA.set(key, value, ttlMs),
+        delete: (key) => innerA.delete(key),
+        setIfAbsent: (key, value, ttlMs) => innerA.setIfAbsent(key, value, ttlMs),
+        replaceIf: (key, expected, value, ttlMs) => innerA.replaceIf(key, expected, value, ttlMs),
+        deleteIf: (key, expected) => deleteIfHolds(innerA, key, expected),
+      };
+      const a = new StoreWakeClaims(spaceA);
+      const b = new StoreWakeClaims(spaceB);
+      expect(await a.take("m1")).toBe("won");
+      betweenReadAndWrite = async () => {
+        await spaceB.delete("wake-claim:m1");
+        expect(await b.take("m1")).toBe("won");
+      };
+      expect(await a.renew("m1")).toBe(false);
+      expect(betweenReadAndWrite).toBeUndefined();
+      expect(await b.take("m1")).toBe("won");
+      expect(await a.take("m1")).toBe("elsewhere");
+      // A renewal of a claim still A's extends it.
+      await b.release("m1");
+      expect(await a.take("m1")).toBe("won");
+      expect(await a.renew("m1")).toBe(true);
+      expect(await b.take("m1")).toBe("elsewhere");
+    } finally {
+      await storeA.close();
+      await storeB.close();
+    }
+  });
+});
+
 describe("a wake claim's release", () => {
   it("deletes only the claim it read as its own: not one another process took after it lapsed", async () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
