@@ -65,6 +65,16 @@ export function replyingToNone(target: ThreadTarget): ThreadTarget {
   return Object.keys(extra).length > 0 ? { ...rest, extra } : rest;
 }
 
+/**
+ * The thread as a reply to one message: `target` with `extra` the message's own details (its
+ * `replyTo`, as the channel recorded them with it), or as a reply to none when it has none (a
+ * wake-up, a scheduled run) — never to the session's first message, in a group maybe another
+ * member's.
+ */
+export function replyingTo(target: ThreadTarget, extra: ThreadTarget["extra"] | undefined): ThreadTarget {
+  return extra ? { ...target, extra } : replyingToNone(target);
+}
+
 /** The session key for a target: platform + workspace + channel + thread. */
 export function sessionKeyOf(target: ThreadTarget): string {
   return [target.platform, target.workspace, target.channel, target.thread ?? "-"].join(":");

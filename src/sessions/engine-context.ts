@@ -19,7 +19,7 @@ import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
 import type { SessionFacts } from "../core/tool.js";
-import { type PlatformUser, replyingToNone, type ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, replyingTo, type ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 
 export interface EngineContext {
@@ -62,9 +62,7 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     // message triggered (a wake-up, a scheduled run) replies to none: its card goes to the thread
     // itself, never to the session's first message — in a group maybe another member's, whom a
     // Telegram card asking for a typed reply would then ask, though only the requester may answer.
-    target: live.activeTurn?.replyTo
-      ? { ...live.record.target, extra: live.activeTurn.replyTo }
-      : replyingToNone(live.record.target),
+    target: replyingTo(live.record.target, live.activeTurn?.replyTo),
     ...(live.activeTurn?.woken ? { woken: true } : {}),
     requester: live.activeTurn?.requester ?? {
       platform: live.record.target.platform,

@@ -13,7 +13,7 @@
  * Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns parked at a
  * person (their state is durable) — never leaving a running tool call orphaned.
  */
-import type { PlatformUser } from "../core/thread-target.js";
+import { type PlatformUser, replyingTo } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 import { type DrainReport, drainPumps } from "./pump-drain.js";
 import { attachmentsOf } from "./request-builder.js";
@@ -249,6 +249,7 @@ export class TurnScheduler {
             void this.turns.notify(
               live,
               `${user.name}, you have ${this.options.slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
+              replyingTo(live.record.target, live.retryBy ? undefined : live.record.queue[0]?.targetExtra),
             );
           noticed = true;
           await this.letGo(live, lease);

@@ -106,6 +106,33 @@ describe("a turn waiting for its person's slot", () => {
   });
 });
 
+describe("the notice of a turn waiting for a slot", () => {
+  it("replies to the waiting message, not to the session's first message (another person's)", async () => {
+    h = await makeHarness({ steps: [{ text: ["hi ben"] }, HANG], overrides: { maxTurnsPerPerson: 1 } });
+    const harness = h;
+    const group = thread("1700000000.000021");
+    await harness.manager.receive(
+      message("ben 1", { user: BEN, target: { ...group, extra: { replyTo: 41 } } }),
+    );
+    await harness.outputs.until(() => harness.outputs.for(group).closedTurns.length === 1, "ben's turn");
+    const other = thread("1700000000.000022");
+    await harness.manager.receive(message("ana 1", { user: ANA, target: other }));
+    await harness.outputs.until(
+      () => harness.provider.requests.length === 2 || undefined,
+      "ana's first turn",
+    );
+    await harness.manager.receive(
+      message("ana 2", { user: ANA, target: { ...group, extra: { replyTo: 42 } } }),
+    );
+    await harness.outputs.until(
+      () => harness.outputs.for(group).texts.some((t) => t.includes("starts when one of them ends")),
+      "the waiting notice",
+    );
+    const noticeTarget = harness.outputs.asked.findLast((target) => target.thread === group.thread);
+    expect(noticeTarget?.extra).toEqual({ replyTo: 42 });
+  });
+});
+
 describe("the slots a person's turns take", () => {
   it("are all given back, once each, after turns that completed, failed or were stopped", async () => {
     const taken = { now: 0, waited: 0, released: 0 };

@@ -109,8 +109,14 @@ export class RecordingOutputs {
   /** Runs inside every postCard before it returns (to observe what was persisted by then). */
   onPostCard: (card: Card) => Promise<void> = async () => undefined;
 
+  /** Every target the session layer asked an output for, in order (replies carry their replyTo). */
+  readonly asked: ThreadTarget[] = [];
+
   /** The factory to register with the session layer. */
-  readonly factory: ThreadOutputFactory = (target) => this.for(target);
+  readonly factory: ThreadOutputFactory = (target) => {
+    this.asked.push(target);
+    return this.for(target);
+  };
 
   /** The recorder of a thread (created on first use). */
   for(target: ThreadTarget): RecordingOutput {
