@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MEMORIES_SECTION_MAX_CHARS, memoriesSection } from "../../src/engine/instructions.js";
 import { RequesterMemories } from "../../src/engine/requester-memories.js";
 import { createStore } from "../../src/store/create-store.js";
-import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import { deleteIfHolds, getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
 import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
 
@@ -25,7 +25,8 @@ function counted(space: KeyValueSpace) {
     set: (key, value, ttlMs) => space.set(key, value, ttlMs),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttlMs) => space.setIfAbsent(key, value, ttlMs),
-    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
   };
   return { wrapped, reads };
 }

@@ -12,7 +12,7 @@ import { WakeAccess } from "../../src/app/wake-access.js";
 import type { Caller } from "../../src/core/thread-target.js";
 import { formatIn } from "../../src/schedules/occurrences.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import type { ScheduleArgs } from "../../src/schedules/task-planner.js";
 import { ANA_ACTOR, advance, closeAfterEach, stored } from "./support-processes.js";
 import { ANA_HOME, flush, type Harness, iso, MIN, openHarness, T0 } from "./support.js";
@@ -114,7 +114,9 @@ describe("a run's end is written on the task as stored now", () => {
           get: (key) => space.get(key),
           delete: (key) => space.delete(key),
           setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-          replaceIf: (key, expected, value) => held(key, () => space.replaceIf(key, expected, value)),
+          replaceIf: (key, expected, value, ttlMs) =>
+            held(key, () => space.replaceIf(key, expected, value, ttlMs)),
+          deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
           set: (key, value, ttl) => held(key, () => space.set(key, value, ttl)),
         };
       },

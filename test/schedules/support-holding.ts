@@ -4,7 +4,7 @@
  * cancel, a run's result, a create) then falls exactly between that read and the write it leads to. Every other call, the store's
  * compare-and-set among them, goes straight to the store.
  */
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
 
 /** A held read: `reached` once the record was read, and `release` to let the reader go on. */
 export interface HeldRead {
@@ -42,7 +42,8 @@ export function holdingStore(inner: Store): HoldingStore {
         setMany: (entries) => space.setMany!(entries),
         delete: (key) => space.delete(key),
         setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-        replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+        replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+        deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
       };
     },
     close: () => inner.close(),

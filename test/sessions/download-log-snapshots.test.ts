@@ -16,7 +16,7 @@ import {
 } from "../../src/sessions/download-log.js";
 import { DownloadedFiles } from "../../src/sessions/downloaded-files.js";
 import { createStore } from "../../src/store/create-store.js";
-import { getAll, type KeyValueSpace } from "../../src/store/store.js";
+import { deleteIfHolds, getAll, type KeyValueSpace } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { openStore, tempDir } from "./helpers/harness.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
@@ -40,7 +40,8 @@ function counting(space: KeyValueSpace) {
     set: (key, value, ttl) => space.set(key, value, ttl),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
   };
   return { space: wrapped, seen };
 }
@@ -67,7 +68,8 @@ function holdingSnapshots(space: KeyValueSpace) {
       }
       return space.setIfAbsent(key, value, ttl);
     },
-    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
   };
   return { space: wrapped, reached, release };
 }
@@ -203,7 +205,8 @@ describe("a session's download log, compacted", () => {
         if (key.startsWith("dlsnap:")) throw new Error("store full");
         return space.setIfAbsent(key, value, ttl);
       },
-      replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+      replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     };
     const lines: Array<{ msg?: string; pages?: number }> = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });

@@ -12,7 +12,7 @@ import { SessionCache } from "../../src/sessions/session-cache.js";
 import type { SessionRecord } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
-import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type SpaceEntry } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
 import { openStore, sessionRecord, thread } from "./helpers/harness.js";
 
@@ -39,9 +39,13 @@ function recording(space: KeyValueSpace) {
       log.push(`setIfAbsent ${key}`);
       return space.setIfAbsent(key, value, ttl);
     },
-    replaceIf: (key, expected, value) => {
+    replaceIf: (key, expected, value, ttlMs) => {
       log.push(`replaceIf ${key}`);
-      return space.replaceIf(key, expected, value);
+      return space.replaceIf(key, expected, value, ttlMs);
+    },
+    deleteIf: (key, expected) => {
+      log.push(`deleteIf ${key}`);
+      return deleteIfHolds(space, key, expected);
     },
     setMany: async (entries: readonly SpaceEntry[]) => {
       log.push(`setMany ${entries.map((e) => e.key).join(",")}`);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep } from "../support/scripted-provider.js";
@@ -27,6 +27,8 @@ function countingRecordWrites(store: Store): { store: Store; writes: () => numbe
     get: (key) => space.get(key),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     set: (key, value, ttl) => {
       count(key);
       return space.set(key, value, ttl);

@@ -7,7 +7,7 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
-import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type SpaceEntry, type Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 
 const user = (n: number): ConversationMessage => ({ role: "user", content: `message ${n}` });
@@ -33,7 +33,8 @@ function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
       return space.delete(key);
     },
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     ...(options.setMany
       ? {
           setMany: (entries: readonly SpaceEntry[]) => {
@@ -280,7 +281,8 @@ describe("SessionHistory (a history held open by its only writer)", () => {
       set: (key, value, ttl) => space.set(key, value, ttl),
       delete: (key) => space.delete(key),
       setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-      replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+      replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
       setMany: async (entries) => {
         if (failNext) {
           failNext = false;

@@ -11,7 +11,7 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
-import type { KeyValueSpace } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { tempStores } from "../support/temp-stores.js";
@@ -50,7 +50,8 @@ function metered(space: KeyValueSpace) {
     set: (key, value, ttl) => space.set(key, value, ttl),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     ...(space.setMany ? { setMany: (entries) => space.setMany!(entries) } : {}),
   };
   return { read, space: wrapped };

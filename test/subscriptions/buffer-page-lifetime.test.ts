@@ -10,7 +10,7 @@ import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/core/clock.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
@@ -91,8 +91,10 @@ describe("a shared channel buffer's page lifetime", () => {
       delete: (key) => (crashed ? Promise.reject(new Error("process gone")) : space.delete(key)),
       setIfAbsent: (key, value, ttl) =>
         crashed ? Promise.reject(new Error("process gone")) : space.setIfAbsent(key, value, ttl),
-      replaceIf: (key, expected, value) =>
-        crashed ? Promise.reject(new Error("process gone")) : space.replaceIf(key, expected, value),
+      replaceIf: (key, expected, value, ttl) =>
+        crashed ? Promise.reject(new Error("process gone")) : space.replaceIf(key, expected, value, ttl),
+      deleteIf: (key, expected) =>
+        crashed ? Promise.reject(new Error("process gone")) : deleteIfHolds(space, key, expected),
     };
     await expect(new ChannelBuffer(dying, options()).append(CH, input("one", START))).rejects.toThrow(
       "process gone",

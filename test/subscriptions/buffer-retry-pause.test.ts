@@ -7,7 +7,7 @@ import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Clock } from "../../src/core/clock.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -69,13 +69,14 @@ describe("a shared channel buffer's retries", () => {
       set: (key, value, ttl) => space.set(key, value, ttl),
       delete: (key) => space.delete(key),
       setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-      replaceIf: async (key, expected, value) => {
+      replaceIf: async (key, expected, value, ttl) => {
         if (left > 0) {
           left -= 1;
           await other.append(CH, input("by another process"));
         }
-        return space.replaceIf(key, expected, value);
+        return space.replaceIf(key, expected, value, ttl);
       },
+      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     };
   }
 

@@ -6,7 +6,7 @@
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -27,7 +27,8 @@ function pageTracking(space: KeyValueSpace, live: Set<string>): KeyValueSpace {
       return space.delete(key);
     },
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
   };
 }
 

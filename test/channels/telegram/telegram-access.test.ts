@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccessOptions, TelegramAccess } from "../../../src/channels/telegram/telegram-access.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
-import { getAll, type KeyValueSpace } from "../../../src/store/store.js";
+import { deleteIfHolds, getAll, type KeyValueSpace } from "../../../src/store/store.js";
 import { memorySpace } from "../../skills/support.js";
 import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
 import { tempStores } from "../../support/temp-stores.js";
@@ -425,7 +425,8 @@ function holdingWritesAfterARead(inner: KeyValueSpace) {
     set: (key, value, ttlMs) => afterHold(() => inner.set(key, value, ttlMs)),
     delete: (key) => afterHold(() => inner.delete(key)),
     setIfAbsent: (key, value, ttlMs) => afterHold(() => inner.setIfAbsent(key, value, ttlMs)),
-    replaceIf: (key, expected, value) => afterHold(() => inner.replaceIf(key, expected, value)),
+    replaceIf: (key, expected, value, ttlMs) => afterHold(() => inner.replaceIf(key, expected, value, ttlMs)),
+    deleteIf: (key, expected) => afterHold(() => deleteIfHolds(inner, key, expected)),
   };
   return { space, holding: heldWrite, release };
 }
