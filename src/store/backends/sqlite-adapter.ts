@@ -12,7 +12,8 @@
  * failing write never fails the writes grouped with it (savepoints cost a quarter of a batch's
  * time, so only a failing batch pays for them). `insertIfAbsent` is a
  * conditional upsert, `replaceIf` a conditional update and `deleteIf` a conditional delete (an
- * expired row counts as absent for each), each atomic across processes sharing the file.
+ * expired row counts as absent for each), each atomic across processes sharing the file (the
+ * table's SQL is in sqlite-statements.ts).
  * The driver is synchronous: a statement runs on the main thread, which for this key-value table
  * (point reads and writes by primary key) is far cheaper than a round trip to a worker thread.
  * Checkpoints (copying the log into the file, with its fsyncs) are the exception: a worker thread
@@ -37,6 +38,7 @@ import Database from "better-sqlite3";
 import { type ExpectedEntry, SharedAdapterClearError } from "./backend.js";
 import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer.js";
 import { isLocked, LOCK_WAIT_ON_THREAD_MS, SqliteLockWait } from "./sqlite-lock-wait.js";
+import { holding, prepare } from "./sqlite-statements.js";
 
 /** The most rows one `setMany` may hold (a guard against unbounded transactions). */
 export const MAX_ROWS_PER_WRITE = 16_000;
@@ -363,39 +365,4 @@ export class SqliteAdapter extends EventEmitter {
         return this.statements.purge.run(write.after, write.upTo, Date.now()).changes > 0;
     }
   }
-}
-
-/** The named parameters of `prepare`'s `holds`: the row of `key` holds the entry `expected` describes. */
-function holding(key: string, expected: ExpectedEntry) {
-  return { key, exact: expected.exact, start: expected.expiringStart, now: expected.now } as const;
-}
-type Holding = ReturnType<typeof holding>;
-
-/** The adapter's prepared statements on `table`. */
-function prepare(db: Database.Database, table: string) {
-  const expires = `CASE WHEN json_valid(${table}.value) THEN json_extract(${table}.value, '$.expires') END`;
-  /** The row of @key holds the entry @exact without an expiry, or with one (@start…) not passed at @now. */
-  const holds =
-    `key = @key AND (value = @exact OR ` +
-    `(substr(value, 1, length(@start)) = @start AND (${expires}) >= @now))`;
-  return {
-    /** The last rowid of the next purge window: at most `limit` rows after rowid `after`. */
-    windowEnd: db.prepare<[number, number], { upTo: number | null }>(
-      `SELECT max(rowid) AS upTo FROM (SELECT rowid FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ?)`,
-    ),
-    purge: db.prepare<[number, number, number]>(
-      `DELETE FROM ${table} WHERE rowid > ? AND rowid <= ? AND (${expires}) < ?`,
-    ),
-    get: db.prepare<[string], { value: string }>(`SELECT value FROM ${table} WHERE key = ?`),
-    upsert: db.prepare<[string, string]>(
-      `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-    ),
-    delete: db.prepare<[string]>(`DELETE FROM ${table} WHERE key = ?`),
-    insertIfAbsent: db.prepare<[string, string, number]>(
-      `INSERT INTO ${table} (key, value) VALUES (?, ?) ` +
-        `ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE (${expires}) < ?`,
-    ),
-    replaceIf: db.prepare<[Holding & { value: string }]>(`UPDATE ${table} SET value = @value WHERE ${holds}`),
-    deleteIf: db.prepare<[Holding]>(`DELETE FROM ${table} WHERE ${holds}`),
-  };
 }
