@@ -90,11 +90,12 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly allowGuests?: boolean;
   readonly service: ConversationService;
   readonly logger: Logger;
-  /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
+  /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min, main thread silence 10 s). */
   readonly socket?: {
     readonly clientPingTimeoutMs?: number;
     readonly serverPingTimeoutMs?: number;
     readonly watchdogMs?: number;
+    readonly mainSilenceMs?: number;
   };
   /** Rendering tuning (edit interval, status refresh, native streaming on/off, stream budget). */
   readonly render?: Partial<RenderSettings>;

@@ -14,8 +14,9 @@
  */
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
+import { z } from "zod";
 import { backoffMs } from "../../core/backoff.js";
-import { createApiClient, describeError, type SlackClients } from "./slack-api.js";
+import { createApiClient, describeError, retryAfterMs, type SlackClients } from "./slack-api.js";
 import type { SocketClientLike, SocketState } from "./slack-connection.js";
 import { slackFailure } from "./slack-failure.js";
 import { SocketThread, type SocketThreadTiming, type ThreadMessage } from "./slack-socket-thread.js";
@@ -39,6 +40,18 @@ export interface SocketClientHandlers {
 /** First and longest pause before connecting again. */
 const RECONNECT_FIRST_MS = 1_000;
 const RECONNECT_MAX_MS = 60_000;
+/**
+ * A connection that lasted this long counts as a success: the next drop is reconnected after the
+ * shortest pause again. One that ended sooner counts as a failure, so a connection that drops
+ * right after hello is made again ever more slowly, not once a second for ever.
+ */
+const STABLE_MS = 60_000;
+
+/** What apps.connections.open must answer: a WebSocket URL. */
+const connectionUrlSchema = z
+  .string()
+  .url()
+  .refine((url) => /^wss?:\/\//.test(url), "not a WebSocket URL");
 
 /** Our Socket Mode client (see the module comment). */
 export class SocketClient extends EventEmitter implements SocketClientLike {
@@ -51,6 +64,7 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   private everConnected = false;
   private stopped = false;
   private failures = 0;
+  private connectedAt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -103,20 +117,19 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   private async connect(): Promise<void> {
     this.enter(this.everConnected ? "reconnecting" : "connecting");
     const opened = await this.web.apps.connections.open({});
-    if (typeof opened.url !== "string") throw new Error("apps.connections.open answered without a URL");
+    const url = connectionUrlSchema.safeParse(opened.url);
+    if (!url.success) throw new Error("apps.connections.open answered without a WebSocket URL");
     if (this.stopped) throw new Error("socket mode stopped");
     const thread = this.thread ?? this.startThread();
     await new Promise<void>((resolve, reject) => {
       this.helloWaiter = { resolve, reject };
-      thread.connect(opened.url as string);
+      thread.connect(url.data);
     });
   }
 
   private startThread(): SocketThread {
-    const thread = new SocketThread({
-      clientPingTimeoutMs: this.options.clientPingTimeoutMs,
-      serverPingTimeoutMs: this.options.serverPingTimeoutMs,
-    });
+    const { clientPingTimeoutMs, serverPingTimeoutMs, mainSilenceMs } = this.options;
+    const thread = new SocketThread({ clientPingTimeoutMs, serverPingTimeoutMs, mainSilenceMs });
     thread.on("message", (message: ThreadMessage) => this.received(message));
     thread.on("exit", (code: number) => {
       if (this.thread !== thread) return;
@@ -140,7 +153,7 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
         break;
       case "hello":
         this.everConnected = true;
-        this.failures = 0;
+        this.connectedAt = Date.now();
         this.helloWaiter?.resolve();
         this.helloWaiter = undefined;
         this.enter("connected");
@@ -168,14 +181,15 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
       return;
     }
     if (this.state !== "connected") return;
+    this.failures = Date.now() - this.connectedAt >= STABLE_MS ? 0 : this.failures + 1;
     this.options.logger.info({ component: "slack-socket", reason }, "slack socket mode connection ended");
     this.reconnectLater();
   }
 
-  /** Connect again after a pause, unless retrying cannot help. */
-  private reconnectLater(): void {
+  /** Connect again after a pause (at least what a rate limit asked for), unless retrying cannot help. */
+  private reconnectLater(askedMs = 0): void {
     if (this.stopped || this.attempt) return;
-    const pause = backoffMs(this.failures, RECONNECT_FIRST_MS, RECONNECT_MAX_MS);
+    const pause = Math.max(askedMs, backoffMs(this.failures, RECONNECT_FIRST_MS, RECONNECT_MAX_MS));
     this.enter("reconnecting");
     this.retryTimer = setTimeout(() => {
       this.start().catch((error: unknown) => {
@@ -185,7 +199,7 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
           { component: "slack-socket", err: describeError(error) },
           "slack socket mode could not connect again",
         );
-        if (failure.retryable) this.reconnectLater();
+        if (failure.retryable) this.reconnectLater(retryAfterMs(error));
         else this.enter("disconnected");
       });
     }, pause);

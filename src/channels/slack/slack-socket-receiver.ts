@@ -22,10 +22,11 @@ export interface SocketReceiverOptions {
   /** Web API base URL with a trailing slash; apps.connections.open goes there too. */
   readonly slackApiUrl: string;
   readonly logger: Logger;
-  /** Health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
+  /** Health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min, main thread silence 10 s). */
   readonly clientPingTimeoutMs?: number;
   readonly serverPingTimeoutMs?: number;
   readonly watchdogMs?: number;
+  readonly mainSilenceMs?: number;
 }
 
 /** An ack that answers once: Bolt may call it again after a failed handler. */
@@ -56,6 +57,7 @@ export class SocketReceiver implements SlackReceiver {
         logger: o.logger,
         clientPingTimeoutMs: o.clientPingTimeoutMs ?? 5_000,
         serverPingTimeoutMs: o.serverPingTimeoutMs ?? 30_000,
+        mainSilenceMs: o.mainSilenceMs ?? 10_000,
       },
       {
         frame: (text, acked) => {

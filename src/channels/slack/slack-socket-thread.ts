@@ -10,6 +10,10 @@
  * keeps the connection honest as the SDK's client does: it pings Slack and drops a connection
  * whose pong is late, and drops one whose server pings stop.
  *
+ * While the main thread gives no sign of life (a heartbeat each second) for a while (ten seconds by
+ * default), the worker acks nothing: the main thread acks each event when it reads it, and Slack
+ * redelivers the rest.
+ *
  * The worker holds only the `ws` socket (a few MB; the SDK's client would load the whole Web API
  * client into it a second time); finding the URL and connecting again is slack-socket-client.ts's
  * work on the main thread. Its program is plain JavaScript (worker threads run outside the
@@ -25,20 +29,35 @@ import { SLACK_BODY_LIMIT } from "./slack-intake-guard.js";
 export interface SocketThreadTiming {
   /** A ping goes to Slack this often; its pong must be back before the next one. */
   readonly clientPingTimeoutMs: number;
-  /** Slack pings every few seconds: none for this long drops the connection. */
+  /**
+   * Slack pings every few seconds: none for this long drops the connection. A new connection
+   * gets as long for its upgrade and for Slack's hello.
+   */
   readonly serverPingTimeoutMs: number;
+  /**
+   * Without a sign of life from the main thread for this long, it is stuck: the worker stops
+   * acking events, so Slack redelivers them (to another process, or here once the main thread
+   * runs again) instead of counting as delivered what may never be read.
+   */
+  readonly mainSilenceMs: number;
 }
 
+/** The main thread tells the worker it is alive this often (a quarter of the silence allowed, at most). */
+const HEARTBEAT_MS = 1_000;
+
 /**
- * The worker's program (a CommonJS script). Messages in: "connect" (a URL), "ack", "stop" (close,
- * then end). Messages out: "hello" (Slack greeted the connection), "closed" (it ended, with why),
- * "frame", "refused", "log".
+ * The worker's program (a CommonJS script). Messages in: "connect" (a URL), "ack", "beat" (the main
+ * thread is alive), "stop" (close, then end). Messages out: "hello" (Slack greeted the connection),
+ * "closed" (it ended, with why: never the URL, whose ticket is a credential), "frame", "refused",
+ * "log".
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const WebSocket = require(workerData.wsModule);
 const post = (message) => parentPort.postMessage(message);
 let socket;
+let lastBeat = Date.now();
+const mainAlive = () => Date.now() - lastBeat <= workerData.mainSilenceMs;
 const envelopeIdOf = (frame) => {
   const id = frame !== null && typeof frame === "object" ? frame.envelope_id : undefined;
   return typeof id === "string" && id.length > 0 && id.length <= 200 ? id : undefined;
@@ -49,7 +68,7 @@ const ack = (ws, envelopeId, payload) => {
     if (error) post({ kind: "log", level: "warn", text: "socket mode ack failed: " + String(error) });
   });
 };
-function onFrame(ws, data, isBinary, drop) {
+function onFrame(ws, data, isBinary, drop, greeted) {
   if (isBinary) return post({ kind: "refused", reason: "binary" });
   let text;
   let frame;
@@ -60,16 +79,24 @@ function onFrame(ws, data, isBinary, drop) {
     return post({ kind: "refused", reason: "not JSON text" });
   }
   const type = frame !== null && typeof frame === "object" ? frame.type : undefined;
-  if (type === "hello") return post({ kind: "hello" });
+  if (type === "hello") {
+    greeted();
+    return post({ kind: "hello" });
+  }
   if (type === "disconnect") return drop("Slack asked to reconnect (" + String(frame.reason) + ")");
-  const envelopeId = type === "events_api" ? envelopeIdOf(frame) : undefined;
+  const envelopeId = type === "events_api" && mainAlive() ? envelopeIdOf(frame) : undefined;
   if (envelopeId !== undefined) ack(ws, envelopeId, {});
   post({ kind: "frame", text, acked: envelopeId !== undefined });
 }
 function connect(url) {
-  const ws = new WebSocket(url, { maxPayload: workerData.maxFrameBytes });
+  let ws;
+  try {
+    ws = new WebSocket(url, { maxPayload: workerData.maxFrameBytes, handshakeTimeout: workerData.serverPingTimeoutMs });
+  } catch {
+    return post({ kind: "closed", reason: "the connection URL was not usable" });
+  }
   socket = ws;
-  let why = "the connection closed";
+  let why;
   let pongDue = false;
   let clientPing;
   let serverPing;
@@ -77,6 +104,8 @@ function connect(url) {
     why = reason;
     ws.terminate();
   };
+  const hello = setTimeout(() => drop("no hello from Slack in " + workerData.serverPingTimeoutMs + " ms"), workerData.serverPingTimeoutMs);
+  const greeted = () => clearTimeout(hello);
   const awaitServerPing = () => {
     clearTimeout(serverPing);
     serverPing = setTimeout(() => drop("no ping from Slack in " + workerData.serverPingTimeoutMs + " ms"), workerData.serverPingTimeoutMs);
@@ -91,19 +120,26 @@ function connect(url) {
   });
   ws.on("pong", () => { pongDue = false; });
   ws.on("ping", awaitServerPing);
-  ws.on("message", (data, isBinary) => onFrame(ws, data, isBinary, drop));
-  ws.on("error", (error) => { why = String(error && error.message || error); });
-  ws.on("close", () => {
+  ws.on("message", (data, isBinary) => onFrame(ws, data, isBinary, drop, greeted));
+  ws.on("error", (error) => { why = why || String(error && error.code || error && error.message || error); });
+  ws.on("close", (code, reason) => {
+    clearTimeout(hello);
     clearInterval(clientPing);
     clearTimeout(serverPing);
-    if (socket === ws) socket = undefined;
-    post({ kind: "closed", reason: why });
+    if (socket !== ws) return;
+    socket = undefined;
+    const told = String(reason).slice(0, 200);
+    post({ kind: "closed", reason: why || "closed by Slack (" + code + (told ? ": " + told : "") + ")" });
   });
 }
 parentPort.on("message", (message) => {
   if (message.kind === "connect") {
-    if (socket) socket.terminate();
+    const replaced = socket;
+    socket = undefined;
+    if (replaced) replaced.terminate();
     connect(message.url);
+  } else if (message.kind === "beat") {
+    lastBeat = Date.now();
   } else if (message.kind === "ack") {
     if (socket) ack(socket, message.envelopeId, message.body);
   } else if (message.kind === "stop") {
@@ -135,6 +171,7 @@ export type ThreadMessage = z.infer<typeof postedSchema>;
  */
 export class SocketThread extends EventEmitter {
   private readonly worker: Worker;
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(timing: SocketThreadTiming) {
     super();
@@ -163,7 +200,15 @@ export class SocketThread extends EventEmitter {
         text: `the socket mode thread failed: ${error.message}`,
       }),
     );
-    this.worker.on("exit", (code) => this.emit("exit", code));
+    this.worker.on("exit", (code) => {
+      clearInterval(this.heartbeat);
+      this.emit("exit", code);
+    });
+    this.heartbeat = setInterval(
+      () => this.worker.postMessage({ kind: "beat" }),
+      Math.min(HEARTBEAT_MS, timing.mainSilenceMs / 4),
+    );
+    this.heartbeat.unref();
   }
 
   /** Open a connection to `url` (one from apps.connections.open), dropping any open one. */

@@ -10,8 +10,8 @@ import { type FakeSlackAddress, fakeSlackAddressSchema } from "../../channels/sl
 
 export interface FakeSlackThread {
   readonly address: FakeSlackAddress;
-  /** Deliver a DM event; the returned flag turns 1 (Atomics.notify) when its ack arrives. */
-  pushDm(text: string): Int32Array;
+  /** Deliver a DM event (after `afterMs`); the returned flag turns 1 (Atomics.notify) when its ack arrives. */
+  pushDm(text: string, afterMs?: number): Int32Array;
   close(): Promise<void>;
 }
 
@@ -26,9 +26,9 @@ export async function startFakeSlackThread(): Promise<FakeSlackThread> {
   const address = fakeSlackAddressSchema.parse(posted);
   return {
     address,
-    pushDm(text) {
+    pushDm(text, afterMs = 0) {
       const acked = new SharedArrayBuffer(4);
-      worker.postMessage({ kind: "push", text, acked });
+      worker.postMessage({ kind: "push", text, acked, afterMs });
       return new Int32Array(acked);
     },
     async close() {

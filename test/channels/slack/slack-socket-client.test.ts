@@ -1,0 +1,176 @@
+/**
+ * SocketClient, Coworker's Socket Mode client: it connects again when its thread dies, when Slack
+ * asks it to and after Slack was unreachable, and stops when its token is refused; an attempt that
+ * never gets Slack's hello (the upgrade unanswered, or no hello on an open socket) fails instead of
+ * hanging; a rate limit's Retry-After is waited out; a connection that keeps dropping right after
+ * hello is made again ever more slowly; Slack's close reason reaches the error, and a URL that is
+ * not a WebSocket's is refused without being quoted (its ticket is a credential).
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import { SocketClient } from "../../../src/channels/slack/slack-socket-client.js";
+import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import { silentLogger } from "./support.js";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A SocketClient for `apiUrl` that drops what it receives, stopped after the test. */
+function clientFor(
+  apiUrl: string,
+  appToken: string,
+  timeoutsMs = { ping: 5_000, server: 30_000 },
+): SocketClient {
+  const client = new SocketClient(
+    {
+      appToken,
+      slackApiUrl: apiUrl,
+      logger: silentLogger,
+      clientPingTimeoutMs: timeoutsMs.ping,
+      serverPingTimeoutMs: timeoutsMs.server,
+      mainSilenceMs: 10_000,
+    },
+    { frame() {}, refused() {} },
+  );
+  cleanups.push(() => client.stop());
+  return client;
+}
+
+/** A client on the fake Slack, recording the states it goes through. */
+async function connectedTo(fake: FakeSlack): Promise<{ client: SocketClient; states: string[] }> {
+  const states: string[] = [];
+  const client = clientFor(fake.apiUrl, fake.state.appToken);
+  for (const state of ["connected", "reconnecting", "disconnected"])
+    client.on(state, () => states.push(state));
+  await client.start();
+  return { client, states };
+}
+
+type SocketBehaviour = "no-upgrade" | "no-hello" | "drop-after-hello" | "refuse-1008" | "bad-url";
+
+/** A Slack whose apps.connections.open answers, and whose socket then behaves as `behaviour`. */
+async function oddSlack(behaviour: SocketBehaviour): Promise<{ apiUrl: string; opens: () => number }> {
+  let opens = 0;
+  const held: Duplex[] = [];
+  const sockets = new WebSocketServer({ noServer: true });
+  const server: Server = createServer((_req, res) => {
+    opens += 1;
+    const port = (server.address() as AddressInfo).port;
+    const url =
+      behaviour === "bad-url"
+        ? "https://example.test/?ticket=SECRET"
+        : `ws://127.0.0.1:${port}/socket?ticket=SECRET`;
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, url }));
+  });
+  server.on("upgrade", (req, duplex, head) => {
+    if (behaviour === "no-upgrade") {
+      held.push(duplex);
+      return;
+    }
+    sockets.handleUpgrade(req, duplex, head, (ws) => {
+      if (behaviour === "refuse-1008") ws.close(1008, "too many connections");
+      if (behaviour === "drop-after-hello") {
+        ws.send(JSON.stringify({ type: "hello" }));
+        ws.terminate();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(async () => {
+    for (const duplex of held) duplex.destroy();
+    for (const ws of sockets.clients) ws.terminate();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, opens: () => opens };
+}
+
+describe("SocketClient", () => {
+  it("connects again when its thread dies, and when Slack asks it to", async () => {
+    const fake = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const { client, states } = await connectedTo(fake);
+    expect(states).toEqual(["connected"]);
+    // A crash: the worker ends without being asked to.
+    const thread = (client as unknown as { thread: { worker: Worker } }).thread;
+    await thread.worker.terminate();
+    await expect.poll(() => states, { timeout: 10_000 }).toEqual(["connected", "reconnecting", "connected"]);
+    expect(fake.socket.connections).toBe(2);
+    fake.socket.requestReconnect();
+    await expect
+      .poll(() => states, { timeout: 10_000 })
+      .toEqual(["connected", "reconnecting", "connected", "reconnecting", "connected"]);
+    expect(fake.socket.connections).toBe(3);
+    expect(fake.socket.open).toBe(1);
+  });
+
+  it("retries a connection Slack cannot give yet, and stops when the token is refused", async () => {
+    const fake = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const { states } = await connectedTo(fake);
+    // Unreachable for longer than one call's own retries: the client tries again after a pause.
+    fake.state.dropNext("apps.connections.open", 3);
+    fake.socket.requestReconnect();
+    await expect.poll(() => states, { timeout: 10_000 }).toEqual(["connected", "reconnecting", "connected"]);
+    // A revoked token: retrying cannot help, so the client stops (SocketHealth's watchdog takes over).
+    fake.state.fail("apps.connections.open", "token_revoked");
+    fake.socket.requestReconnect();
+    await expect
+      .poll(() => states, { timeout: 10_000 })
+      .toEqual(["connected", "reconnecting", "connected", "reconnecting", "disconnected"]);
+    expect(fake.socket.open).toBe(0);
+  });
+
+  it("gives up an attempt that never gets Slack's hello, whether the upgrade or the hello is missing", async () => {
+    for (const behaviour of ["no-upgrade", "no-hello"] as const) {
+      const slack = await oddSlack(behaviour);
+      const client = clientFor(slack.apiUrl, "xapp-1", { ping: 100, server: 300 });
+      await expect(client.start()).rejects.toThrow(/before Slack said hello/);
+      await expect(client.start()).rejects.toThrow(/before Slack said hello/);
+      expect(slack.opens()).toBe(2);
+    }
+  });
+
+  it("waits out a rate limit's Retry-After before asking for a connection again", async () => {
+    const fake = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const { states } = await connectedTo(fake);
+    fake.state.rateLimit("apps.connections.open", 1, 30);
+    fake.socket.requestReconnect();
+    await expect.poll(() => fake.state.callsOf("apps.connections.open").length, { timeout: 5_000 }).toBe(2);
+    // A second ask before the 30 s are over would have come after ~2 s of backoff.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(fake.state.callsOf("apps.connections.open")).toHaveLength(2);
+    expect(states).toEqual(["connected", "reconnecting"]);
+  });
+
+  it("makes a connection that keeps dropping right after hello again ever more slowly", async () => {
+    const slack = await oddSlack("drop-after-hello");
+    const client = clientFor(slack.apiUrl, "xapp-1");
+    await client.start();
+    // Pauses of 1, 2 and 4 s: three more tries in 6 s at most (a pause that never grew: six).
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(slack.opens()).toBeLessThanOrEqual(4);
+    expect(slack.opens()).toBeGreaterThanOrEqual(2);
+  });
+
+  it("says why Slack closed the connection, and refuses a URL that is not a WebSocket's without quoting it", async () => {
+    const refused = await oddSlack("refuse-1008");
+    await expect(clientFor(refused.apiUrl, "xapp-1").start()).rejects.toThrow(/1008: too many connections/);
+    const odd = await oddSlack("bad-url");
+    const error: Error = await clientFor(odd.apiUrl, "xapp-1")
+      .start()
+      .then(
+        () => new Error("connected"),
+        (failure: Error) => failure,
+      );
+    expect(error.message).toMatch(/without a WebSocket URL/);
+    expect(error.message).not.toMatch(/SECRET/);
+  });
+});
