@@ -5,52 +5,26 @@
  * process commits a write. A drop leaves no head behind either, and a write another process
  * commits after the drop deleted the head is kept.
  */
-import os from "node:os";
-import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
-import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CLEAK";
 const OPTIONS = { maxEntries: 1_000, maxAgeMs: 86_400_000, pageSize: 3, shared: true };
 
-let counter = 0;
-function input(text: string): BufferEntryInput {
-  counter += 1;
-  return {
-    id: `${1_800_000_000 + counter}.000100`,
-    author: { id: "UBOB", name: "Bob", isBot: false },
-    text,
-    at: new Date().toISOString(),
-  };
-}
-
 describe("a shared channel buffer's pages", () => {
-  let redis: RedisServer;
-  let stores: Store[];
-  let raw: ReturnType<typeof createClient>;
+  let server: BufferServer;
+  let raw: BufferServer["raw"];
 
   beforeEach(async () => {
-    redis = await startRedisServer();
-    stores = [];
-    raw = createClient({ url: redis.url });
-    await raw.connect();
+    server = await BufferServer.start();
+    raw = server.raw;
   }, 20_000);
 
-  afterEach(async () => {
-    if (raw.isOpen) await raw.close();
-    for (const store of stores) await store.close();
-    await redis.stop();
-  });
+  afterEach(() => server.stop());
 
-  async function openSpace(): Promise<KeyValueSpace> {
-    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
-    stores.push(store);
-    return store.space("buffers");
-  }
+  const openSpace = () => server.openSpace();
 
   /** Page keys stored in Redis, and the page keys the stored head lists. */
   async function pages(): Promise<{ stored: string[]; listed: string[] }> {
@@ -87,18 +61,18 @@ describe("a shared channel buffer's pages", () => {
       deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     };
     const buffer = new ChannelBuffer(flaky, OPTIONS);
-    await buffer.append(CH, input("one"));
+    await buffer.append(CH, bufferInput("one"));
     fail = "before";
-    await expect(buffer.append(CH, input("lost"))).rejects.toThrow("store timeout");
+    await expect(buffer.append(CH, bufferInput("lost"))).rejects.toThrow("store timeout");
     fail = undefined;
-    await buffer.append(CH, input("two"));
-    await buffer.append(CH, input("three"));
-    await buffer.append(CH, input("four"));
+    await buffer.append(CH, bufferInput("two"));
+    await buffer.append(CH, bufferInput("three"));
+    await buffer.append(CH, bufferInput("four"));
     const after = await pages();
     expect(after.stored).toEqual(after.listed);
     // A head write that landed before the store failed counts as written: nothing is deleted under it.
     fail = "after";
-    await buffer.append(CH, input("five"));
+    await buffer.append(CH, bufferInput("five"));
     fail = undefined;
     expect(await texts(new ChannelBuffer(await openSpace(), OPTIONS))).toEqual([
       "one",
@@ -131,9 +105,9 @@ describe("a shared channel buffer's pages", () => {
     };
     const a = new ChannelBuffer(racing, OPTIONS);
     const b = new ChannelBuffer(await openSpace(), OPTIONS);
-    await a.append(CH, input("one"));
-    await a.append(CH, input("two"));
-    race = () => b.append(CH, input("three, by another process"));
+    await a.append(CH, bufferInput("one"));
+    await a.append(CH, bufferInput("two"));
+    race = () => b.append(CH, bufferInput("three, by another process"));
     await a.drop(CH);
     expect((await pages()).stored).toEqual([]);
     expect(await texts(b)).toBeUndefined();
@@ -142,12 +116,12 @@ describe("a shared channel buffer's pages", () => {
   it("deletes the head when a drop empties the buffer", async () => {
     const space = await openSpace();
     const buffer = new ChannelBuffer(space, OPTIONS);
-    await buffer.append(CH, input("one"));
+    await buffer.append(CH, bufferInput("one"));
     const epoch = await buffer.epochOf(CH);
     await buffer.drop(CH);
     expect(await raw.keys("*")).toEqual([]);
     expect(await buffer.read(CH, { limit: 10 })).toBeUndefined();
-    await buffer.append(CH, input("two"));
+    await buffer.append(CH, bufferInput("two"));
     expect(await buffer.epochOf(CH)).not.toBe(epoch);
     expect(await texts(new ChannelBuffer(await openSpace(), OPTIONS))).toEqual(["two"]);
   });
@@ -174,9 +148,9 @@ describe("a shared channel buffer's pages", () => {
     };
     const a = new ChannelBuffer(space, OPTIONS);
     const b = new ChannelBuffer(await openSpace(), OPTIONS);
-    await a.append(CH, input("one"));
+    await a.append(CH, bufferInput("one"));
     const epoch = await a.epochOf(CH);
-    race = () => b.append(CH, input("two, by another process"));
+    race = () => b.append(CH, bufferInput("two, by another process"));
     await new ChannelBuffer(racing, OPTIONS).drop(CH);
     expect(race).toBeUndefined();
     expect(await texts(new ChannelBuffer(await openSpace(), OPTIONS))).toEqual(["two, by another process"]);

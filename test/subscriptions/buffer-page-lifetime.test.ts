@@ -5,16 +5,12 @@
  * head lists lasts as long as its newest entry is shown, and once expired reads as forgotten
  * entries instead of failing the buffer.
  */
-import os from "node:os";
-import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/core/clock.js";
-import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
-import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CLIFE";
 const DAY = 86_400_000;
@@ -33,42 +29,20 @@ function manualClock(): Clock & { time: number } {
   };
 }
 
-let counter = 0;
-function input(text: string, at: number): BufferEntryInput {
-  counter += 1;
-  return {
-    id: `${1_800_000_000 + counter}.000100`,
-    author: { id: "UBOB", name: "Bob", isBot: false },
-    text,
-    at: new Date(at).toISOString(),
-  };
-}
-
 describe("a shared channel buffer's page lifetime", () => {
-  let redis: RedisServer;
-  let stores: Store[];
-  let raw: ReturnType<typeof createClient>;
+  let server: BufferServer;
+  let raw: BufferServer["raw"];
   let clock: ReturnType<typeof manualClock>;
 
   beforeEach(async () => {
-    redis = await startRedisServer();
-    stores = [];
-    raw = createClient({ url: redis.url });
-    await raw.connect();
+    server = await BufferServer.start();
+    raw = server.raw;
     clock = manualClock();
   }, 20_000);
 
-  afterEach(async () => {
-    if (raw.isOpen) await raw.close();
-    for (const store of stores) await store.close();
-    await redis.stop();
-  });
+  afterEach(() => server.stop());
 
-  async function openSpace(): Promise<KeyValueSpace> {
-    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
-    stores.push(store);
-    return store.space("buffers");
-  }
+  const openSpace = () => server.openSpace();
 
   const options = () => ({ maxEntries: 1_000, maxAgeMs: MAX_AGE, pageSize: 3, shared: true, clock });
 
@@ -96,7 +70,7 @@ describe("a shared channel buffer's page lifetime", () => {
       deleteIf: (key, expected) =>
         crashed ? Promise.reject(new Error("process gone")) : deleteIfHolds(space, key, expected),
     };
-    await expect(new ChannelBuffer(dying, options()).append(CH, input("one", START))).rejects.toThrow(
+    await expect(new ChannelBuffer(dying, options()).append(CH, bufferInput("one", START))).rejects.toThrow(
       "process gone",
     );
     expect(await (await openSpace()).get(bufferHeadKey(CH))).toBeUndefined();
@@ -109,7 +83,7 @@ describe("a shared channel buffer's page lifetime", () => {
   it("lets the pages behind a head that cannot be read expire after a drop", async () => {
     const space = await openSpace();
     const buffer = new ChannelBuffer(space, options());
-    for (const text of ["one", "two", "three", "four"]) await buffer.append(CH, input(text, START));
+    for (const text of ["one", "two", "three", "four"]) await buffer.append(CH, bufferInput(text, START));
     await space.set(bufferHeadKey(CH), { kind: "channel-buffer-head", version: 1, data: { broken: true } });
     await buffer.drop(CH);
     const ttls = await pageTtls();
@@ -119,7 +93,7 @@ describe("a shared channel buffer's page lifetime", () => {
 
   it("keeps a page as long as its newest entry is shown, even one sent later than now", async () => {
     const buffer = new ChannelBuffer(await openSpace(), options());
-    await buffer.append(CH, input("from a clock ahead", START + 3 * DAY));
+    await buffer.append(CH, bufferInput("from a clock ahead", START + 3 * DAY));
     const [ttl] = await pageTtls();
     expect(ttl).toBeGreaterThan(3 * DAY + MAX_AGE);
   });
@@ -127,7 +101,7 @@ describe("a shared channel buffer's page lifetime", () => {
   it("reads a listed page that expired as forgotten entries, and writes on after it", async () => {
     const space = await openSpace();
     const buffer = new ChannelBuffer(space, options());
-    for (const text of ["one", "two", "three", "four"]) await buffer.append(CH, input(text, START));
+    for (const text of ["one", "two", "three", "four"]) await buffer.append(CH, bufferInput(text, START));
     const first = await buffer.read(CH, { limit: 1 });
     const cursor = { epoch: first!.epoch, seq: 1, at: first!.entries[0]!.at };
     // What the pages' TTL does once every entry on them is past the age cap.
@@ -139,7 +113,7 @@ describe("a shared channel buffer's page lifetime", () => {
       dropped: 3,
       droppedThrough: { seq: 4 },
     });
-    await reader.append(CH, input("five", clock.time));
+    await reader.append(CH, bufferInput("five", clock.time));
     expect((await buffer.read(CH, { after: cursor, limit: 10 }))?.entries.map((e) => e.text)).toEqual([
       "five",
     ]);

@@ -3,13 +3,10 @@
  * redis-server: turn by turn and all at once, every message of both is kept once, in one order,
  * and the pages a lost write left behind are deleted.
  */
-import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
-import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CDEPLOY";
 const OPTIONS = { maxEntries: 1_000, maxAgeMs: 86_400_000, pageSize: 3, shared: true };
@@ -32,37 +29,19 @@ function pageTracking(space: KeyValueSpace, live: Set<string>): KeyValueSpace {
   };
 }
 
-let counter = 0;
-function input(text: string): BufferEntryInput {
-  counter += 1;
-  return {
-    id: `${1_800_000_000 + counter}.000100`,
-    author: { id: "UBOB", name: "Bob", isBot: false },
-    text,
-    at: new Date().toISOString(),
-  };
-}
-
 describe("one channel's buffer written by two processes", () => {
-  let redis: RedisServer;
-  let stores: Store[];
+  let server: BufferServer;
   let live: Set<string>;
 
   beforeEach(async () => {
-    redis = await startRedisServer();
-    stores = [];
+    server = await BufferServer.start();
     live = new Set();
   }, 20_000);
 
-  afterEach(async () => {
-    for (const store of stores) await store.close();
-    await redis.stop();
-  });
+  afterEach(() => server.stop());
 
   async function openBuffer(): Promise<ChannelBuffer> {
-    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
-    stores.push(store);
-    return new ChannelBuffer(pageTracking(store.space("buffers"), live), OPTIONS);
+    return new ChannelBuffer(pageTracking(await server.openSpace(), live), OPTIONS);
   }
 
   const texts = async (buffer: ChannelBuffer) =>
@@ -71,10 +50,10 @@ describe("one channel's buffer written by two processes", () => {
   it("keeps every message when they take turns", async () => {
     const a = await openBuffer();
     const b = await openBuffer();
-    await a.append(CH, input("m1"));
-    await b.append(CH, input("m2"));
-    await a.append(CH, input("m3"));
-    await b.append(CH, input("m4"));
+    await a.append(CH, bufferInput("m1"));
+    await b.append(CH, bufferInput("m2"));
+    await a.append(CH, bufferInput("m3"));
+    await b.append(CH, bufferInput("m4"));
     const expected = ["1:m1", "2:m2", "3:m3", "4:m4"];
     expect(await texts(await openBuffer())).toEqual(expected);
     expect(await texts(a)).toEqual(expected);
@@ -85,7 +64,7 @@ describe("one channel's buffer written by two processes", () => {
     const a = await openBuffer();
     const b = await openBuffer();
     const burst = (buffer: ChannelBuffer, name: string) =>
-      Array.from({ length: 20 }, (_, i) => buffer.append(CH, input(`${name}${i}`)));
+      Array.from({ length: 20 }, (_, i) => buffer.append(CH, bufferInput(`${name}${i}`)));
     const results = await Promise.all([...burst(a, "a"), ...burst(b, "b")]);
     expect(results.every((r) => r !== undefined)).toBe(true);
     const read = await (await openBuffer()).read(CH, { limit: 100 });
