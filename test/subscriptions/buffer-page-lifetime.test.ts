@@ -6,28 +6,15 @@
  * entries instead of failing the buffer.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Clock } from "../../src/core/clock.js";
 import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
-import { BufferServer, bufferInput } from "./support-shared-buffer.js";
+import { BufferServer, bufferInput, manualClock } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CLIFE";
 const DAY = 86_400_000;
 const MAX_AGE = 2 * DAY;
 const START = Date.parse("2026-11-30T09:00:00Z");
-
-/** A clock the test moves by hand; its timers fire at once. */
-function manualClock(): Clock & { time: number } {
-  return {
-    time: START,
-    now() {
-      return this.time;
-    },
-    setTimer: (callback) => queueMicrotask(callback),
-    clearTimer: () => undefined,
-  };
-}
 
 describe("a shared channel buffer's page lifetime", () => {
   let server: BufferServer;
@@ -37,7 +24,7 @@ describe("a shared channel buffer's page lifetime", () => {
   beforeEach(async () => {
     server = await BufferServer.start();
     raw = server.raw;
-    clock = manualClock();
+    clock = manualClock(START);
   }, 20_000);
 
   afterEach(() => server.stop());

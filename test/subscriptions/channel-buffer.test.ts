@@ -5,23 +5,11 @@ import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/s
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey, bufferPageKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
-import type { Clock } from "../../src/core/clock.js";
 import { ReadCursors } from "../../src/subscriptions/read-cursors.js";
+import { manualClock } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CDEPLOY";
 const START = Date.parse("2026-11-30T09:00:00Z");
-
-/** A clock whose time the test sets; timers are not used by an unshared buffer (no retries). */
-function manualClock(): Clock & { time: number } {
-  return {
-    time: START,
-    now() {
-      return this.time;
-    },
-    setTimer: () => undefined,
-    clearTimer: () => undefined,
-  };
-}
 
 /** A space that records which keys were written. */
 function recording(space: KeyValueSpace): KeyValueSpace & { writes: string[] } {
@@ -56,7 +44,7 @@ describe("ChannelBuffer", () => {
 
   beforeEach(async () => {
     store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-    clock = manualClock();
+    clock = manualClock(START);
   });
   afterEach(async () => {
     await store.close();

@@ -1,14 +1,27 @@
 /**
- * Set-up the shared channel buffer tests have in common: messages with fresh ids, and a real
- * redis-server with the stores opened on it (each one "process") and a raw client on it for
- * looking at keys and their TTLs directly.
+ * Set-up the channel buffer tests have in common: messages with fresh ids, a clock the test
+ * moves by hand, and (for shared buffers) a real redis-server with the stores opened on it (each
+ * one "process") and a raw client on it for looking at keys and their TTLs directly.
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
+import type { Clock } from "../../src/core/clock.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+/** A clock at `start` that the test moves by setting `time`; its timers fire at once. */
+export function manualClock(start: number): Clock & { time: number } {
+  return {
+    time: start,
+    now() {
+      return this.time;
+    },
+    setTimer: (callback) => queueMicrotask(callback),
+    clearTimer: () => undefined,
+  };
+}
 
 let counter = 0;
 
