@@ -4,8 +4,8 @@
  * fails with a StaleFenceError — once a later holder took the session, so a process that paused
  * past its lease cannot overwrite its successor's work. Keys of sessions this process does not
  * hold (a brand-new session, the thread index, a history's pruned mark) are written as they are,
- * a compare-and-set of them too (the store's own, atomic across processes); a compare-and-set of
- * a held session's key is refused, as no fence can carry it.
+ * a compare-and-set or compare-and-delete of them too (the store's own, atomic across processes);
+ * either of a held session's key is refused, as no fence can carry it.
  */
 import {
   type Coordination,
@@ -13,7 +13,13 @@ import {
   type FenceRef,
   StaleFenceError,
 } from "../store/coordination/coordination.js";
-import { type KeyValueSpace, type SpaceEntry, type StoreNamespace, setAll } from "../store/store.js";
+import {
+  deleteIfHolds,
+  type KeyValueSpace,
+  type SpaceEntry,
+  type StoreNamespace,
+  setAll,
+} from "../store/store.js";
 
 /** The session a key of one of the turn-state namespaces belongs to, if any. */
 export function sessionOfKey(namespace: StoreNamespace, key: string): string | undefined {
@@ -64,6 +70,14 @@ export function fencedSpace(
       if (!fenceFor(key)) return space.replaceIf(key, expected, value, ttlMs);
       return Promise.reject(
         new Error(`fenced space: a compare-and-set of ${namespace}/${key} cannot carry its session's fence`),
+      );
+    },
+    deleteIf(key, expected) {
+      if (!fenceFor(key)) return deleteIfHolds(space, key, expected);
+      return Promise.reject(
+        new Error(
+          `fenced space: a compare-and-delete of ${namespace}/${key} cannot carry its session's fence`,
+        ),
       );
     },
     async setMany(entries) {

@@ -162,7 +162,7 @@ describe("fenced turn-state writes", () => {
     await again!.release();
   });
 
-  it("passes a compare-and-set of a key no fence covers (a history's pruned mark) to the store's atomic one, with its TTL, and refuses one of a held session's key", async () => {
+  it("passes a compare-and-set or compare-and-delete of a key no fence covers (a history's pruned mark) to the store's atomic one, with its TTL, and refuses one of a held session's key", async () => {
     const leases = leasesFor(coordA, "A");
     const held = await leases.take("fence3");
     const space = fencedSpace(store.space("history"), "history", coordA, (id) => leases.fenceOf(id));
@@ -179,6 +179,14 @@ describe("fenced turn-state writes", () => {
       "fenced space: a compare-and-set of history/head:fence3 cannot carry its session's fence",
     );
     expect(await space.get("head:fence3")).toBeUndefined();
+    const mark = await space.get("pruned:fence3");
+    await expect(space.deleteIf!("head:fence3", read)).rejects.toThrow(
+      "fenced space: a compare-and-delete of history/head:fence3 cannot carry its session's fence",
+    );
+    expect(await space.deleteIf!("pruned:fence3", read)).toBe(false);
+    expect(await space.deleteIf!("pruned:fence3", mark)).toBe(true);
+    expect(await space.get("pruned:fence3")).toBeUndefined();
+    await space.set("pruned:fence3", mark);
     await held!.release();
     const last = await space.get("pruned:fence3");
     expect(await space.replaceIf("pruned:fence3", last, { v: 1, data: { pages: 40 } }, 60_000)).toBe(true);
