@@ -64,23 +64,16 @@ export const bufferPageKey = (channelKey: string, index: number, rev?: string) =
 const PAGE_LIFETIME_MARGIN_MS = 86_400_000;
 
 /**
- * How long a page written `now` is kept (its TTL): until every entry on it is past the age cap
- * (its newest `at`, or `now` when that is later, plus `maxAgeMs`), and a margin more. So a page no
- * head lists — its process crashed between page and head writes, or its head cannot be read — is
- * gone by then, and a page a head lists is gone only once nothing on it may be shown (pageExpired).
+ * How long a page written `now` is kept (its TTL): until every entry on it is past the writer's
+ * age cap (its newest `at`, or `now` when that is later, plus `maxAgeMs`), and a margin more. So a
+ * page no head lists — its process crashed between page and head writes, or its head cannot be
+ * read — is gone by then. A page a head lists may be gone while a reader would still show it (its
+ * age cap was raised since): it then reads as forgotten entries (ChannelBuffer's readPage).
  * Heads have no TTL: a head is kept until a drop deletes it, and lists pages that may expire.
  */
 export function pageLifetimeMs(maxAt: string, now: number, maxAgeMs: number): number {
   const lifetime = Math.max(Date.parse(maxAt) - now, 0) + maxAgeMs + PAGE_LIFETIME_MARGIN_MS;
   return Math.min(lifetime, Number.MAX_SAFE_INTEGER);
-}
-
-/**
- * Whether a listed page that is not stored may have expired (pageLifetimeMs) rather than been
- * replaced by another process's write: all its entries are past the age cap (sent before `cutoff`).
- */
-export function pageExpired(page: PageInfo, cutoff: number): boolean {
-  return Date.parse(page.maxAt) < cutoff;
 }
 
 /** Index of the page entry `seq` is on. */

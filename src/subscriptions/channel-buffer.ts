@@ -15,8 +15,12 @@
  * A page no head lists is deleted by the write that made it when that write loses or fails, and
  * by a drop, which removes exactly the head it deletes the pages of. One a crash left (after its
  * page write, before its head write) or a drop could not know (its head unreadable) expires:
- * every page is written with a TTL that lasts until all its entries are past the age cap, and a
- * listed page that expired reads as entries forgotten (pageLifetimeMs). Heads do not expire.
+ * every page is written with a TTL that lasts until all its entries are past the writer's age cap
+ * (pageLifetimeMs). Heads do not expire. A page the head lists that is not stored expired, and reads
+ * as entries forgotten, unless another process replaced it: shared, that is told by reading the
+ * head again (unchanged: nobody replaced the page), not by the reader's age cap, which need not be
+ * the one the page was written under (a raised cap would otherwise fail every attempt, or hide
+ * entries uncounted); pages listed by heads older than page TTLs are judged the same way.
  * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
  * forgotten-entry counts) in channel-buffer-read.ts, and the shared-mode compare-and-set commit,
  * compare-and-delete drop and retry loop in channel-buffer-shared.ts.
@@ -47,7 +51,6 @@ import {
   deletePages,
   headSchema,
   type PageInfo,
-  pageExpired,
   pageLifetimeMs,
   pageOf,
   pageSchema,
@@ -352,7 +355,7 @@ export class ChannelBuffer {
       this.states.set(channelKey, null);
       return null;
     }
-    const head = fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey });
+    const head = parseHead(channelKey, raw);
     if (cached && sameHead(cached.head, head)) return cached;
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
@@ -379,8 +382,11 @@ export class ChannelBuffer {
 
   /**
    * A page's entries up to the head's last seq (a crash between page and head writes may leave
-   * more). A page that is gone expired (undefined) when all its entries are past the age cap, else
-   * is empty — unless other processes write: then the head was moved on.
+   * more), or undefined when the page expired. A listed page that is gone expired when no other
+   * process can have replaced it: always when this process is the only writer, else when the
+   * stored head is still `head` (a write that replaces a page commits a head listing a new page
+   * key before deleting the old one, a drop deletes the head first); when the head was moved on,
+   * the attempt starts again from it.
    */
   private async readPage(
     channelKey: string,
@@ -390,9 +396,9 @@ export class ChannelBuffer {
     const { index, rev } = page;
     const raw = await this.space.get(bufferPageKey(channelKey, index, rev));
     if (raw === undefined) {
-      if (pageExpired(page, this.clock.now() - this.options.maxAgeMs)) return undefined;
-      if (this.options.shared) throw new PageGone(`${channelKey}, page ${index}`);
-      return [];
+      if (this.options.shared && !(await this.stillHead(channelKey, head)))
+        throw new PageGone(`${channelKey}, page ${index}`);
+      return undefined;
     }
     const { entries } = fromVersioned(raw, {
       kind: BUFFER_PAGE_KIND,
@@ -401,4 +407,15 @@ export class ChannelBuffer {
     });
     return entries.filter((e) => e.seq <= head.lastSeq);
   }
+
+  /** Whether the head stored now is `head` (its pages' keys are each write's own, so no other head lists them all). */
+  private async stillHead(channelKey: string, head: BufferHead): Promise<boolean> {
+    const raw = await this.space.get(bufferHeadKey(channelKey));
+    return raw !== undefined && sameHead(parseHead(channelKey, raw), head);
+  }
+}
+
+/** A stored head, checked (throws for one that cannot be read). */
+function parseHead(channelKey: string, raw: unknown): BufferHead {
+  return fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey });
 }

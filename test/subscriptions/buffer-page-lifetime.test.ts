@@ -31,7 +31,18 @@ describe("a shared channel buffer's page lifetime", () => {
 
   const openSpace = () => server.openSpace();
 
-  const options = () => ({ maxEntries: 1_000, maxAgeMs: MAX_AGE, pageSize: 3, shared: true, clock });
+  const options = (maxAgeMs = MAX_AGE, shared = true) => ({
+    maxEntries: 1_000,
+    maxAgeMs,
+    pageSize: 3,
+    shared,
+    clock,
+  });
+
+  /** Delete the channel's stored pages, as their TTL does. */
+  async function expirePages(): Promise<void> {
+    for (const key of (await raw.keys("*")).filter((k) => k.includes(`page:${CH}:`))) await raw.del(key);
+  }
 
   /** Each stored page key of the channel and its remaining lifetime in ms (-1: none). */
   async function pageTtls(): Promise<number[]> {
@@ -93,7 +104,7 @@ describe("a shared channel buffer's page lifetime", () => {
     const cursor = { epoch: first!.epoch, seq: 1, at: first!.entries[0]!.at };
     // What the pages' TTL does once every entry on them is past the age cap.
     clock.time = START + MAX_AGE + DAY + 1;
-    for (const key of (await raw.keys("*")).filter((k) => k.includes(`page:${CH}:`))) await raw.del(key);
+    await expirePages();
     const reader = new ChannelBuffer(await openSpace(), options());
     expect(await reader.read(CH, { after: cursor, limit: 10 })).toMatchObject({
       entries: [],
@@ -105,4 +116,21 @@ describe("a shared channel buffer's page lifetime", () => {
       "five",
     ]);
   });
+
+  for (const shared of [true, false])
+    it(`reads pages written under a lower age cap, expired since, as forgotten entries and writes on (${shared ? "shared" : "alone"})`, async () => {
+      const writer = new ChannelBuffer(await openSpace(), options(DAY, shared));
+      for (const text of ["one", "two", "three", "four"]) await writer.append(CH, bufferInput(text, START));
+      const epoch = await writer.epochOf(CH);
+      const cursor = { epoch: epoch!, seq: 1, at: new Date(START).toISOString() };
+      // The cap is raised to a week; two days later the pages' TTL (a day's cap and a day) has passed.
+      clock.time = START + 2 * DAY + 3_600_000;
+      await expirePages();
+      const raised = new ChannelBuffer(await openSpace(), options(7 * DAY, shared));
+      expect(await raised.read(CH, { after: cursor, limit: 10 })).toMatchObject({ entries: [], dropped: 3 });
+      await raised.append(CH, bufferInput("five", clock.time));
+      expect((await raised.read(CH, { after: cursor, limit: 10 }))?.entries.map((e) => e.text)).toEqual([
+        "five",
+      ]);
+    });
 });
