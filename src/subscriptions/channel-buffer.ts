@@ -259,6 +259,9 @@ export class ChannelBuffer {
     const state = await this.state(channelKey);
     const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
     let head: BufferHead = state?.head ?? this.emptyHead();
+    // The last page expired: its entries are forgotten (those of any earlier page too, which is
+    // rarely still kept), and the next entry may be written over it, so the floor says so.
+    if (state && state.tail === undefined) head = { ...head, floorSeq: head.lastSeq + 1 };
     const recent = new Set(state?.recentIds ?? []);
     const recentIds = [...(state?.recentIds ?? [])];
     let tail = [...(state?.tail ?? [])];
