@@ -10,9 +10,10 @@ import { type BufferHead, type PageInfo, pageOf } from "./channel-buffer-store-s
 /**
  * What a read returns: entries oldest first, how many more matched beyond `limit`, and how many
  * after `after` (same incarnation) and before the last entry returned (or the end, when all were
- * returned) were forgotten before they were read — over the count cap (counted across the channel,
- * whatever the thread) or the age cap; `droppedThrough` is the newest position they cover, so a
- * reader whose cursor moves there is not told of them again.
+ * returned) were forgotten before they were read — over the count cap or the age cap, counted
+ * across the channel whatever the thread (an expired page's entries cannot be told apart by
+ * thread, so none are, and the count does not change when a page expires); `droppedThrough` is the
+ * newest position they cover, so a reader whose cursor moves there is not told of them again.
  */
 export interface BufferRead {
   readonly epoch: string;
@@ -35,8 +36,8 @@ export interface ReadOptions {
 /**
  * The entries of `head` matching `options`, oldest first, at most `limit` of them; entries sent
  * before `cutoff` (epoch ms) are past the age cap. `loadPage` gives the entries of a page it lists,
- * or undefined when the page expired (all its entries past the age cap): they are then counted
- * as forgotten whatever their thread, as entries below the floor are.
+ * or undefined when the page expired: its entries are then counted as forgotten, as entries below
+ * the floor and past the age cap are.
  */
 export async function readEntries(
   head: BufferHead,
@@ -73,7 +74,6 @@ export async function readEntries(
     for (const entry of loaded) {
       if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
       const at = Date.parse(entry.at);
-      if (options.thread !== undefined && entry.thread !== options.thread) continue;
       if (!isAfter(entry, head.epoch, after)) continue;
       if (at < cutoff) {
         // Counted up to the last entry returned: those beyond are told of when read up to.
@@ -83,6 +83,7 @@ export async function readEntries(
         }
         continue;
       }
+      if (options.thread !== undefined && entry.thread !== options.thread) continue;
       if (sinceMs !== undefined && at < sinceMs) continue;
       if (entries.length < options.limit) entries.push(entry);
       else remaining += 1;

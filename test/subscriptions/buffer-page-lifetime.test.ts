@@ -2,8 +2,9 @@
  * A shared channel buffer's pages on a real redis-server expire once nothing on them may be shown
  * (their entries past the age cap, and a margin more): a page a crashed write left before its head
  * write, or one behind a head that cannot be read, does not keep channel text for ever; a page a
- * head lists lasts as long as its newest entry is shown, and once expired reads as forgotten
- * entries instead of failing the buffer.
+ * head lists lasts as long as its newest entry is shown (under the writer's age cap), and once
+ * expired reads as forgotten entries instead of failing the buffer — also for a reader whose cap
+ * was raised since, and counted for a thread reader as while the page was stored.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
@@ -134,4 +135,20 @@ describe("a shared channel buffer's page lifetime", () => {
         "five",
       ]);
     });
+
+  it("counts a thread reader's forgotten entries across the channel, the same before and after their page expired", async () => {
+    const buffer = new ChannelBuffer(await openSpace(), options());
+    await buffer.append(CH, bufferInput("root", START));
+    await buffer.append(CH, { ...bufferInput("in A", START), thread: "A" });
+    await buffer.append(CH, { ...bufferInput("in B", START), thread: "B" });
+    await buffer.append(CH, { ...bufferInput("in B again", START), thread: "B" });
+    const cursor = { epoch: (await buffer.epochOf(CH))!, seq: 0, at: new Date(START).toISOString() };
+    const readA = async () =>
+      new ChannelBuffer(await openSpace(), options()).read(CH, { after: cursor, thread: "A", limit: 10 });
+    clock.time = START + MAX_AGE + 3_600_000; // past the age cap, the pages still stored
+    const stored = await readA();
+    await expirePages();
+    const expired = await readA();
+    expect([stored?.dropped, expired?.dropped]).toEqual([4, 4]);
+  });
 });
