@@ -151,4 +151,28 @@ describe("a shared channel buffer's page lifetime", () => {
     const expired = await readA();
     expect([stored?.dropped, expired?.dropped]).toEqual([4, 4]);
   });
+
+  it("reads a page another process replaced after its head was read again from the new head, not as expired", async () => {
+    const writer = new ChannelBuffer(await openSpace(), options());
+    for (const text of ["one", "two", "three", "four"]) await writer.append(CH, bufferInput(text, START));
+    const space = await openSpace();
+    let raced = false;
+    const racing: KeyValueSpace = {
+      get: async (key) => {
+        if (key.startsWith("page:") && !raced) {
+          raced = true; // the writer replaces the last page between this reader's head and page reads
+          await writer.append(CH, bufferInput("five", START));
+        }
+        return space.get(key);
+      },
+      set: (key, value, ttl) => space.set(key, value, ttl),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
+      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    };
+    const read = await new ChannelBuffer(racing, options()).read(CH, { limit: 10 });
+    expect(raced).toBe(true);
+    expect(read?.entries.map((e) => e.text)).toEqual(["one", "two", "three", "four", "five"]);
+  });
 });
