@@ -69,6 +69,38 @@ export function slackFailure(error: unknown, role: SlackTokenRole, step: string)
   );
 }
 
+/**
+ * Codes of apps.connections.open that no retry can mend: a refused app token (as the SDK's own
+ * Socket Mode client judged it), or one without Socket Mode's scope.
+ */
+const SOCKET_MODE_FINAL = new Set([
+  ...REJECTED,
+  "user_removed_from_team",
+  "team_disabled",
+  "not_allowed_token_type",
+  "missing_scope",
+]);
+
+/**
+ * Classify a failed Socket Mode connection (apps.connections.open, or the socket itself): a code
+ * in SOCKET_MODE_FINAL as slackFailure does; any other code Slack answers with (internal_error,
+ * service_unavailable, one unknown to us) as Slack being unavailable for now, which is retried, as
+ * the SDK's own client retried it.
+ */
+export function socketModeFailure(error: unknown): ServiceFailure {
+  const step = "Socket Mode (apps.connections.open)";
+  const code = slackErrorCode(error);
+  if (code === undefined || code === "ratelimited" || SOCKET_MODE_FINAL.has(code))
+    return slackFailure(error, "app", step);
+  return new ServiceFailure(
+    "Slack",
+    "unreachable",
+    `${step}: ${code}`,
+    "Slack answered with an error; Coworker retries",
+    { cause: error },
+  );
+}
+
 /** The HTTP events receiver could not listen (port taken, no permission). */
 export function listenFailure(error: unknown, port: number): ServiceFailure {
   const code = (error as { code?: unknown } | undefined)?.code;

@@ -56,7 +56,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /**
  * Screen one Socket Mode frame (text; `hello` and `disconnect` never come here, the connection's
- * thread hands those to the SDK client): an envelope whose payload passes, with the body its type
+ * thread handles those itself): an envelope whose payload passes, with the body its type
  * must carry, is returned for Bolt; the rest are acknowledged through `ack` when they carry an
  * envelope id, logged, and dropped.
  */

@@ -3,9 +3,10 @@
  * for a WebSocket URL, has the connection's thread (slack-socket-thread.ts) open it, and counts it
  * connected when Slack says hello. When the connection ends without being asked to (Slack asked
  * to reconnect, a ping went unanswered, the network dropped it, the thread died), it connects
- * again after a capped, growing pause, with a fresh URL. A rejected token or a misconfigured app
- * stops the retries (retrying cannot help: SocketHealth's watchdog tries again much later), as
- * the SDK's own client does.
+ * again after a capped, growing pause, with a fresh URL. A refused app token (or one without
+ * Socket Mode's scope) stops the retries, as the SDK's own client stopped on a refused token:
+ * retrying cannot help, and SocketHealth's watchdog tries again much later. Anything else Slack
+ * answers is retried.
  *
  * It emits the lifecycle states the SDK's client emits ("connecting", "connected", "reconnecting",
  * "disconnecting", "disconnected"), so SocketHealth (slack-connection.ts) follows it as it
@@ -18,7 +19,7 @@ import { z } from "zod";
 import { backoffMs } from "../../core/backoff.js";
 import { createApiClient, describeError, retryAfterMs, type SlackClients } from "./slack-api.js";
 import type { SocketClientLike, SocketState } from "./slack-connection.js";
-import { slackFailure } from "./slack-failure.js";
+import { socketModeFailure } from "./slack-failure.js";
 import { SocketThread, type SocketThreadTiming, type ThreadMessage } from "./slack-socket-thread.js";
 
 export interface SocketClientOptions extends SocketThreadTiming {
@@ -79,10 +80,13 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     });
   }
 
-  /** Connect now (joining an attempt under way); resolves once Slack said hello. */
+  /**
+   * Connect now (joining an attempt under way); resolves once Slack said hello. A reconnect
+   * pause under way goes on: should this attempt fail, the loop still tries when it ends.
+   */
   start(): Promise<void> {
     if (this.stopped) return Promise.reject(new Error("socket mode is stopped"));
-    clearTimeout(this.retryTimer);
+    if (this.state === "connected") return Promise.resolve();
     this.attempt ??= this.connect().finally(() => {
       this.attempt = undefined;
     });
@@ -143,10 +147,10 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   private received(message: ThreadMessage): void {
     switch (message.kind) {
       case "frame":
-        this.handlers.frame(message.text, message.acked);
+        if (!this.stopped) this.handlers.frame(message.text, message.acked);
         break;
       case "refused":
-        this.handlers.refused(message.reason);
+        if (!this.stopped) this.handlers.refused(message.reason);
         break;
       case "log":
         this.options.logger[message.level]({ component: "slack-socket" }, message.text);
@@ -186,21 +190,30 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     this.reconnectLater();
   }
 
+  /** Retrying cannot help: end the thread and wait for SocketHealth's watchdog (or a stop). */
+  private giveUp(): void {
+    const thread = this.thread;
+    this.thread = undefined;
+    void thread?.stop();
+    this.enter("disconnected");
+  }
+
   /** Connect again after a pause (at least what a rate limit asked for), unless retrying cannot help. */
   private reconnectLater(askedMs = 0): void {
-    if (this.stopped || this.attempt) return;
+    if (this.stopped || this.attempt || this.retryTimer) return;
     const pause = Math.max(askedMs, backoffMs(this.failures, RECONNECT_FIRST_MS, RECONNECT_MAX_MS));
     this.enter("reconnecting");
     this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.state === "connected") return;
       this.start().catch((error: unknown) => {
         this.failures += 1;
-        const failure = slackFailure(error, "app", "Socket Mode (apps.connections.open)");
         this.options.logger.warn(
           { component: "slack-socket", err: describeError(error) },
           "slack socket mode could not connect again",
         );
-        if (failure.retryable) this.reconnectLater(retryAfterMs(error));
-        else this.enter("disconnected");
+        if (socketModeFailure(error).retryable) this.reconnectLater(retryAfterMs(error));
+        else this.giveUp();
       });
     }, pause);
     this.retryTimer.unref();

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import type { ChannelHealth } from "../channel-adapter.js";
 import { SocketHealth } from "./slack-connection.js";
-import { slackFailure } from "./slack-failure.js";
+import { socketModeFailure } from "./slack-failure.js";
 import { type SocketEnvelope, screenSocketFrame } from "./slack-intake-guard.js";
 import type { ReceiverIntake, SlackReceiver } from "./slack-receiver.js";
 import { SocketClient } from "./slack-socket-client.js";
@@ -96,7 +96,7 @@ export class SocketReceiver implements SlackReceiver {
 
   async listen(app: App): Promise<void> {
     await app.start().catch((error: unknown) => {
-      throw slackFailure(error, "app", "Socket Mode (apps.connections.open)");
+      throw socketModeFailure(error);
     });
     this.socket?.watch();
   }

@@ -56,19 +56,25 @@ const { parentPort, workerData } = require("node:worker_threads");
 const WebSocket = require(workerData.wsModule);
 const post = (message) => parentPort.postMessage(message);
 let socket;
-let lastBeat = Date.now();
-const mainAlive = () => Date.now() - lastBeat <= workerData.mainSilenceMs;
+let lastBeat = performance.now();
+const mainAlive = () => performance.now() - lastBeat <= workerData.mainSilenceMs;
 const envelopeIdOf = (frame) => {
   const id = frame !== null && typeof frame === "object" ? frame.envelope_id : undefined;
   return typeof id === "string" && id.length > 0 && id.length <= 200 ? id : undefined;
 };
 const ack = (ws, envelopeId, payload) => {
-  if (ws.readyState !== WebSocket.OPEN) return post({ kind: "log", level: "warn", text: "socket mode ack not sent: the connection is closed" });
+  if (ws.readyState !== WebSocket.OPEN) {
+    post({ kind: "log", level: "warn", text: "socket mode ack not sent: the connection is closed" });
+    return false;
+  }
   ws.send(JSON.stringify({ envelope_id: envelopeId, payload }), (error) => {
     if (error) post({ kind: "log", level: "warn", text: "socket mode ack failed: " + String(error) });
   });
+  return true;
 };
 function onFrame(ws, data, isBinary, drop, greeted) {
+  // A frame still arriving on a connection being closed or replaced is left to Slack to redeliver.
+  if (socket !== ws || ws.readyState !== WebSocket.OPEN) return;
   if (isBinary) return post({ kind: "refused", reason: "binary" });
   let text;
   let frame;
@@ -85,8 +91,7 @@ function onFrame(ws, data, isBinary, drop, greeted) {
   }
   if (type === "disconnect") return drop("Slack asked to reconnect (" + String(frame.reason) + ")");
   const envelopeId = type === "events_api" && mainAlive() ? envelopeIdOf(frame) : undefined;
-  if (envelopeId !== undefined) ack(ws, envelopeId, {});
-  post({ kind: "frame", text, acked: envelopeId !== undefined });
+  post({ kind: "frame", text, acked: envelopeId !== undefined && ack(ws, envelopeId, {}) });
 }
 function connect(url) {
   let ws;

@@ -67,7 +67,7 @@ describe("the Socket Mode thread", () => {
     const waited = Atomics.wait(acked, 0, 0, 10_000);
     expect(waited).not.toBe("timed-out");
     expect(seen).toEqual([]);
-    await expect.poll(() => seen).toEqual(["while you were busy"]);
+    await expect.poll(() => seen, { timeout: 10_000 }).toEqual(["while you were busy"]);
   });
 
   it("leaves events unacknowledged while the main thread is stuck, and acks each once it is read", async () => {
@@ -79,7 +79,7 @@ describe("the Socket Mode thread", () => {
     const acked = slack.pushDm("while you were stuck", 600);
     expect(Atomics.wait(acked, 0, 0, 1_500)).toBe("timed-out");
     expect(seen).toEqual([]);
-    await expect.poll(() => seen).toEqual(["while you were stuck"]);
-    await expect.poll(() => Atomics.load(acked, 0)).toBe(1);
+    await expect.poll(() => seen, { timeout: 10_000 }).toEqual(["while you were stuck"]);
+    await expect.poll(() => Atomics.load(acked, 0), { timeout: 10_000 }).toBe(1);
   });
 });
