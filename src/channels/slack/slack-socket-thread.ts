@@ -96,7 +96,12 @@ function onFrame(ws, data, isBinary, drop, greeted) {
 function connect(url) {
   let ws;
   try {
-    ws = new WebSocket(url, { maxPayload: workerData.maxFrameBytes, handshakeTimeout: workerData.serverPingTimeoutMs });
+    // No permessage-deflate (as the SDK's client): frames are small, and each zlib context costs memory.
+    ws = new WebSocket(url, {
+      maxPayload: workerData.maxFrameBytes,
+      handshakeTimeout: workerData.serverPingTimeoutMs,
+      perMessageDeflate: false,
+    });
   } catch {
     return post({ kind: "closed", reason: "the connection URL was not usable" });
   }

@@ -73,9 +73,10 @@ function textFrame(text: string): Buffer {
 /** A Slack whose apps.connections.open answers, and whose socket then behaves as `behaviour`. */
 async function oddSlack(
   behaviour: SocketBehaviour,
-): Promise<{ apiUrl: string; opens: () => number; received: string[] }> {
+): Promise<{ apiUrl: string; opens: () => number; received: string[]; offers: string[] }> {
   let opens = 0;
   const received: string[] = [];
+  const offers: string[] = [];
   const held: Duplex[] = [];
   const sockets = new WebSocketServer({ noServer: true });
   const server: Server = createServer((_req, res) => {
@@ -88,6 +89,7 @@ async function oddSlack(
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, url }));
   });
   server.on("upgrade", (req, duplex, head) => {
+    offers.push(String(req.headers["sec-websocket-extensions"] ?? ""));
     if (behaviour === "no-upgrade") {
       held.push(duplex);
       return;
@@ -120,6 +122,7 @@ async function oddSlack(
     apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
     opens: () => opens,
     received,
+    offers,
   };
 }
 
@@ -213,6 +216,8 @@ describe("SocketClient", () => {
     await client.stop();
     expect(frames).toEqual([]);
     expect(slack.received).toEqual([]);
+    // Nor does it offer compression (a zlib context per connection, for frames of a few KB).
+    expect(slack.offers).toEqual([""]);
   });
 
   it("gives up an attempt that never gets Slack's hello, whether the upgrade or the hello is missing", async () => {
