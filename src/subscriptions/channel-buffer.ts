@@ -22,8 +22,10 @@
  * the one the page was written under (a raised cap would otherwise fail every attempt, or hide
  * entries uncounted); pages listed by heads older than page TTLs are judged the same way.
  * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
- * forgotten-entry counts) in channel-buffer-read.ts, and the shared-mode compare-and-set commit,
- * compare-and-delete drop and retry loop in channel-buffer-shared.ts.
+ * forgotten-entry counts) in channel-buffer-read.ts, how a batch of appends becomes the next head
+ * and pages (seqs, caps, pages to write and replace) in channel-buffer-append-batch.ts, and the
+ * shared-mode compare-and-set commit, compare-and-delete drop and retry loop in
+ * channel-buffer-shared.ts.
  */
 import { randomBytes } from "node:crypto";
 import { describeProblems } from "../core/schema-problems.js";
@@ -33,13 +35,11 @@ import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   type BufferEntry,
   type BufferEntryInput,
-  type BufferPosition,
   bufferEntryInputSchema,
-  capEntryText,
   DEFAULT_MAX_ENTRY_CHARS,
-  positionOf,
 } from "./buffer-entry.js";
 import { type Clock, systemClock } from "../core/clock.js";
+import { type AppendResult, type BatchStart, placeBatch } from "./channel-buffer-append-batch.js";
 import { type BufferRead, type ReadOptions, readEntries } from "./channel-buffer-read.js";
 import { commitShared, dropOnce, PageGone, retrying } from "./channel-buffer-shared.js";
 import {
@@ -52,7 +52,6 @@ import {
   headSchema,
   type PageInfo,
   pageLifetimeMs,
-  pageOf,
   pageSchema,
   sameHead,
 } from "./channel-buffer-store-shapes.js";
@@ -77,25 +76,15 @@ export interface ChannelBufferOptions {
   readonly shared?: boolean;
 }
 
-interface ChannelState {
-  readonly head: BufferHead;
+interface ChannelState extends BatchStart {
   /** The head as stored, handed back to the store to write over it only if unchanged. */
   readonly stored: unknown;
-  /** Entries of the last page (its index is `pageOf(head.lastSeq)`); undefined when it expired. */
-  readonly tail: readonly BufferEntry[] | undefined;
-  readonly recentIds: readonly string[];
 }
 
 interface PendingAppend {
   readonly input: BufferEntryInput;
   readonly resolve: (result: AppendResult | undefined) => void;
   readonly reject: (error: unknown) => void;
-}
-
-/** A stored entry and where it sits. */
-export interface AppendResult {
-  readonly entry: BufferEntry;
-  readonly position: BufferPosition;
 }
 
 /** The per-channel message buffers. One instance per store per process; it caches each channel's head and last page. */
@@ -189,17 +178,6 @@ export class ChannelBuffer {
     });
   }
 
-  /** A new, empty buffer incarnation. */
-  private emptyHead(): BufferHead {
-    return {
-      epoch: randomBytes(8).toString("hex"),
-      pageSize: this.pageSize,
-      lastSeq: 0,
-      floorSeq: 1,
-      pages: [],
-    };
-  }
-
   private async drain(channelKey: string): Promise<void> {
     for (;;) {
       const batch = this.queues.get(channelKey) ?? [];
@@ -239,7 +217,7 @@ export class ChannelBuffer {
   private write(
     channelKey: string,
     inputs: readonly BufferEntryInput[],
-  ): Promise<(AppendResult | undefined)[]> {
+  ): Promise<readonly (AppendResult | undefined)[]> {
     return this.retrying(channelKey, `write of ${inputs.length} message(s)`, () =>
       this.writeOnce(channelKey, inputs),
     );
@@ -255,48 +233,14 @@ export class ChannelBuffer {
   private async writeOnce(
     channelKey: string,
     inputs: readonly BufferEntryInput[],
-  ): Promise<(AppendResult | undefined)[] | null> {
+  ): Promise<readonly (AppendResult | undefined)[] | null> {
     const state = await this.state(channelKey);
     const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
-    let head: BufferHead = state?.head ?? this.emptyHead();
-    // The last page expired: its entries are forgotten (those of any earlier page too, which is
-    // rarely still kept), and the next entry may be written over it, so the floor says so.
-    if (state && state.tail === undefined) head = { ...head, floorSeq: head.lastSeq + 1 };
-    const recent = new Set(state?.recentIds ?? []);
-    const recentIds = [...(state?.recentIds ?? [])];
-    let tail = [...(state?.tail ?? [])];
-    const touched = new Map<number, BufferEntry[]>();
-    const results: (AppendResult | undefined)[] = [];
-    for (const input of inputs) {
-      if (recent.has(input.id)) {
-        results.push(undefined);
-        continue;
-      }
-      const entry: BufferEntry = {
-        ...capEntryText(input, this.maxEntryChars),
-        seq: head.lastSeq + 1,
-        bufferedAt: new Date(this.clock.now()).toISOString(),
-      };
-      const index = pageOf(entry.seq, head.pageSize);
-      const last = head.pages.at(-1);
-      if (last?.index !== index) tail = [];
-      tail.push(entry);
-      touched.set(index, tail);
-      const maxAt =
-        last?.index === index && Date.parse(last.maxAt) > Date.parse(entry.at) ? last.maxAt : entry.at;
-      const pages = last?.index === index ? head.pages.slice(0, -1) : head.pages;
-      head = { ...head, lastSeq: entry.seq, pages: [...pages, { index, maxAt, ...(rev ? { rev } : {}) }] };
-      recent.add(entry.id);
-      recentIds.push(entry.id);
-      results.push({ entry, position: positionOf(entry, head.epoch) });
-    }
-    if (touched.size === 0) return results;
-    const trimmed = this.trim(head);
-    const kept = new Map(trimmed.pages.map((p) => [p.index, p]));
-    const written = [...touched].flatMap(([index, entries]) => {
-      const page = kept.get(index);
-      return page ? [{ page, entries }] : [];
-    });
+    const { maxEntries, maxAgeMs } = this.options;
+    const { pageSize, maxEntryChars, clock } = this;
+    const placed = placeBatch(state, inputs, { maxEntries, maxAgeMs, pageSize, maxEntryChars, clock, rev });
+    const { results, head: trimmed, tail, recentIds, written } = placed;
+    if (written.length === 0) return results;
     const ours = written.map(({ page }) => ({ index: page.index, rev }));
     const now = this.clock.now();
     try {
@@ -321,29 +265,10 @@ export class ChannelBuffer {
       await deletePages(this.space, channelKey, ours);
       return null;
     }
-    const replaced = (state?.head.pages ?? []).filter((p) => {
-      const still = kept.get(p.index);
-      return still === undefined || still.rev !== p.rev;
-    });
-    await deletePages(this.space, channelKey, replaced);
+    await deletePages(this.space, channelKey, placed.replaced);
     const keptIds = recentIds.slice(-RECENT_IDS);
     this.states.set(channelKey, { head: trimmed, stored, tail, recentIds: keptIds });
     return results;
-  }
-
-  /** Apply the count and age caps: raise the floor, drop whole pages below it or gone stale. */
-  private trim(head: BufferHead): BufferHead {
-    let floorSeq = Math.max(head.floorSeq, head.lastSeq - this.options.maxEntries + 1);
-    const cutoff = this.clock.now() - this.options.maxAgeMs;
-    const pages = [...head.pages];
-    while (pages.length > 1) {
-      const first = pages[0]!;
-      const lastSeqOfPage = (first.index + 1) * head.pageSize;
-      if (lastSeqOfPage >= floorSeq && Date.parse(first.maxAt) >= cutoff) break;
-      pages.shift();
-      floorSeq = Math.max(floorSeq, lastSeqOfPage + 1);
-    }
-    return { ...head, floorSeq, pages };
   }
 
   /**
