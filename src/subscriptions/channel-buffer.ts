@@ -312,9 +312,10 @@ export class ChannelBuffer {
    * A page's entries up to the head's last seq (a crash between page and head writes may leave
    * more), or undefined when the page expired. A listed page that is gone expired when no other
    * process can have replaced it: always when this process is the only writer, else when the
-   * stored head is still `head` (a write that replaces a page commits a head listing a new page
-   * key before deleting the old one, a drop deletes the head first); when the head was moved on,
-   * the attempt starts again from it.
+   * stored head still lists that page's key (a write that replaces a page commits a head listing
+   * a new page key before deleting the old one, a drop deletes the head first, and a key is never
+   * listed again once dropped — so writes that touched other pages meanwhile do not matter); when
+   * the page is no longer listed, the attempt starts again from the head stored now.
    */
   private async readPage(
     channelKey: string,
@@ -324,7 +325,7 @@ export class ChannelBuffer {
     const { index, rev } = page;
     const raw = await this.space.get(bufferPageKey(channelKey, index, rev));
     if (raw === undefined) {
-      if (this.options.shared && !(await this.stillHead(channelKey, head)))
+      if (this.options.shared && !(await this.stillListed(channelKey, page)))
         throw new PageGone(`${channelKey}, page ${index}`);
       return undefined;
     }
@@ -336,10 +337,11 @@ export class ChannelBuffer {
     return entries.filter((e) => e.seq <= head.lastSeq);
   }
 
-  /** Whether the head stored now is `head` (its pages' keys are each write's own, so no other head lists them all). */
-  private async stillHead(channelKey: string, head: BufferHead): Promise<boolean> {
+  /** Whether the head stored now still lists `page` (the same index and write). */
+  private async stillListed(channelKey: string, page: PageInfo): Promise<boolean> {
     const raw = await this.space.get(bufferHeadKey(channelKey));
-    return raw !== undefined && sameHead(parseHead(channelKey, raw), head);
+    if (raw === undefined) return false;
+    return parseHead(channelKey, raw).pages.some((p) => p.index === page.index && p.rev === page.rev);
   }
 }
 

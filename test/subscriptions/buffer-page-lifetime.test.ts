@@ -175,4 +175,36 @@ describe("a shared channel buffer's page lifetime", () => {
     expect(raced).toBe(true);
     expect(read?.entries.map((e) => e.text)).toEqual(["one", "two", "three", "four", "five"]);
   });
+
+  it("reads an expired page as expired though another process keeps appending to later pages meanwhile", async () => {
+    // Pages 0 and 1 under a day's cap; the cap is raised to a week and page 2 written.
+    const low = new ChannelBuffer(await openSpace(), options(DAY));
+    for (const text of ["a", "b", "c", "d", "e", "f"]) await low.append(CH, bufferInput(text, START));
+    const high = new ChannelBuffer(await openSpace(), options(7 * DAY));
+    clock.time = START + DAY / 2;
+    await high.append(CH, bufferInput("g", clock.time));
+    clock.time = START + 2 * DAY + 3_600_000;
+    for (const key of (await server.raw.keys("*")).filter((k) => /page:.*:[01]:/.test(k)))
+      await server.raw.del(key);
+    const space = await openSpace();
+    let appends = 0;
+    const busy: KeyValueSpace = {
+      get: async <T>(key: string) => {
+        const value = await space.get<T>(key);
+        // Another process appends (to page 2 or later) whenever this read finds page 0 gone.
+        if (/^page:.*:0:/.test(key) && value === undefined)
+          await high.append(CH, bufferInput(`x${appends++}`, clock.time));
+        return value;
+      },
+      set: (key, value, ttl) => space.set(key, value, ttl),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
+      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    };
+    // The read is of the head it read first: "g" (the expired entries are forgotten).
+    const read = await new ChannelBuffer(busy, options(7 * DAY)).read(CH, { limit: 100 });
+    expect(appends).toBeGreaterThan(0);
+    expect(read?.entries.map((e) => e.text)).toEqual(["g"]);
+  });
 });
