@@ -81,15 +81,21 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   }
 
   /**
-   * Connect now (joining an attempt under way); resolves once Slack said hello. A reconnect
-   * pause under way goes on: should this attempt fail, the loop still tries when it ends.
+   * Connect now (joining an attempt under way); resolves once Slack said hello, rejects with why
+   * not. Once the client has been connected, a failed attempt — the loop's own, or SocketHealth's
+   * watchdog's — also goes to `failed`, which decides what comes next; the first connection's
+   * failure is its caller's to handle (the channel's start).
    */
   start(): Promise<void> {
     if (this.stopped) return Promise.reject(new Error("socket mode is stopped"));
     if (this.state === "connected") return Promise.resolve();
-    this.attempt ??= this.connect().finally(() => {
-      this.attempt = undefined;
-    });
+    if (!this.attempt) {
+      const attempt = this.connect().finally(() => {
+        this.attempt = undefined;
+      });
+      if (this.everConnected) attempt.catch((error: unknown) => this.failed(error));
+      this.attempt = attempt;
+    }
     return this.attempt;
   }
 
@@ -147,7 +153,8 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   private received(message: ThreadMessage): void {
     switch (message.kind) {
       case "frame":
-        if (!this.stopped) this.handlers.frame(message.text, message.acked);
+        // After stop, only what the thread acked is handed on (Slack will not send it again).
+        if (!this.stopped || message.acked) this.handlers.frame(message.text, message.acked);
         break;
       case "refused":
         if (!this.stopped) this.handlers.refused(message.reason);
@@ -156,6 +163,9 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
         this.options.logger[message.level]({ component: "slack-socket" }, message.text);
         break;
       case "hello":
+        if (this.stopped) break;
+        clearTimeout(this.retryTimer);
+        this.retryTimer = undefined;
         this.everConnected = true;
         this.connectedAt = Date.now();
         this.helloWaiter?.resolve();
@@ -190,6 +200,18 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     this.reconnectLater();
   }
 
+  /** An attempt after the first connection failed: try again after a pause, or give up. */
+  private failed(error: unknown): void {
+    if (this.stopped) return;
+    this.failures += 1;
+    this.options.logger.warn(
+      { component: "slack-socket", err: describeError(error) },
+      "slack socket mode could not connect again",
+    );
+    if (socketModeFailure(error).retryable) this.reconnectLater(retryAfterMs(error));
+    else this.giveUp();
+  }
+
   /** Retrying cannot help: end the thread and wait for SocketHealth's watchdog (or a stop). */
   private giveUp(): void {
     const thread = this.thread;
@@ -205,16 +227,8 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     this.enter("reconnecting");
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      if (this.state === "connected") return;
-      this.start().catch((error: unknown) => {
-        this.failures += 1;
-        this.options.logger.warn(
-          { component: "slack-socket", err: describeError(error) },
-          "slack socket mode could not connect again",
-        );
-        if (socketModeFailure(error).retryable) this.reconnectLater(retryAfterMs(error));
-        else this.giveUp();
-      });
+      // A failure is handled by `failed`, through start.
+      this.start().catch(() => undefined);
     }, pause);
     this.retryTimer.unref();
   }

@@ -149,7 +149,7 @@ parentPort.on("message", (message) => {
     if (replaced) replaced.terminate();
     connect(message.url);
   } else if (message.kind === "beat") {
-    lastBeat = Date.now();
+    lastBeat = performance.now();
   } else if (message.kind === "ack") {
     if (socket) ack(socket, message.envelopeId, message.body);
   } else if (message.kind === "stop") {

@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { socketModeFailure } from "../../../src/channels/slack/slack-failure.js";
 import { SocketClient } from "../../../src/channels/slack/slack-socket-client.js";
+import { startFakeSlackThread } from "../../fakes/fake-slack/in-thread.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { silentLogger } from "./support.js";
 
@@ -207,6 +208,58 @@ describe("SocketClient", () => {
     await expect(client.start()).rejects.toThrow(/internal_error/);
     await expect.poll(() => states, { timeout: 30_000 }).toEqual(["connected", "reconnecting", "connected"]);
   }, 60_000);
+
+  it("connects again after a drop that follows a watchdog's successful try during a pause", {
+    timeout: 60_000,
+  }, async () => {
+    const fake = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const { client, states } = await connectedTo(fake);
+    fake.state.fail("apps.connections.open", "internal_error");
+    fake.socket.requestReconnect();
+    await expect.poll(() => fake.state.callsOf("apps.connections.open").length, { timeout: 30_000 }).toBe(2);
+    // During the loop's pause the watchdog tries, and connects; then the connection drops.
+    await client.start();
+    fake.socket.requestReconnect();
+    await expect
+      .poll(() => states, { timeout: 30_000 })
+      .toEqual(["connected", "reconnecting", "connected", "reconnecting", "connected"]);
+    expect(fake.socket.open).toBe(1);
+  });
+
+  it("goes back to its own retries when the watchdog's try after giving up fails for a reason retrying can mend", {
+    timeout: 60_000,
+  }, async () => {
+    const fake = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const { client, states } = await connectedTo(fake);
+    fake.state.fail("apps.connections.open", "token_revoked");
+    fake.socket.requestReconnect();
+    await expect
+      .poll(() => states, { timeout: 30_000 })
+      .toEqual(["connected", "reconnecting", "disconnected"]);
+    fake.state.fail("apps.connections.open", "internal_error");
+    await expect(client.start()).rejects.toThrow(/internal_error/);
+    await expect
+      .poll(() => states, { timeout: 30_000 })
+      .toEqual(["connected", "reconnecting", "disconnected", "reconnecting", "connected"]);
+  });
+
+  it("still hands on an event its thread acked, arriving as it stops (Slack will not send it again)", async () => {
+    const slack = await startFakeSlackThread();
+    cleanups.push(() => slack.close());
+    const frames: boolean[] = [];
+    const client = clientFor(slack.address.apiUrl, slack.address.state.appToken, undefined, (_text, acked) =>
+      frames.push(acked),
+    );
+    await client.start();
+    const acked = slack.pushDm("acked just before shutdown");
+    // The main thread is busy while the thread acks; the frame waits in the port until stop began.
+    expect(Atomics.wait(acked, 0, 0, 10_000)).not.toBe("timed-out");
+    await client.stop();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(frames).toEqual([true]);
+  });
 
   it("neither hands on nor acks an envelope that arrives while it stops", async () => {
     const slack = await oddSlack("envelope-at-close");

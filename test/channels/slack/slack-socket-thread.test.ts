@@ -74,6 +74,8 @@ describe("the Socket Mode thread", () => {
     const slack = await startFakeSlackThread();
     cleanups.push(() => slack.close());
     const seen = await boltOn(slack, 200);
+    // Heartbeats reach the thread first (one every 50 ms), as they do in a running process.
+    await new Promise((resolve) => setTimeout(resolve, 300));
 
     // The event comes 600 ms into a stall of the main thread, three times the silence allowed.
     const acked = slack.pushDm("while you were stuck", 600);
