@@ -57,6 +57,20 @@ async function connectedTo(fake: FakeSlack): Promise<{ client: SocketClient; sta
   return { client, states };
 }
 
+/**
+ * A client that connected to a fake Slack and then gave up: its token was revoked, so retrying
+ * could not help (SocketHealth's watchdog takes over).
+ */
+async function givenUp(): Promise<{ fake: FakeSlack; client: SocketClient; states: string[] }> {
+  const fake = await startFakeSlack();
+  cleanups.push(() => fake.close());
+  const { client, states } = await connectedTo(fake);
+  fake.state.fail("apps.connections.open", "token_revoked");
+  fake.socket.requestReconnect();
+  await expect.poll(() => states, { timeout: 30_000 }).toEqual(["connected", "reconnecting", "disconnected"]);
+  return { fake, client, states };
+}
+
 type SocketBehaviour =
   | "no-upgrade"
   | "no-hello"
@@ -184,15 +198,7 @@ describe("SocketClient", () => {
   });
 
   it("stops, ending its thread, when the token is refused", { timeout: 60_000 }, async () => {
-    const fake = await startFakeSlack();
-    cleanups.push(() => fake.close());
-    const { client, states } = await connectedTo(fake);
-    // A revoked token: retrying cannot help, so the client stops (SocketHealth's watchdog takes over).
-    fake.state.fail("apps.connections.open", "token_revoked");
-    fake.socket.requestReconnect();
-    await expect
-      .poll(() => states, { timeout: 30_000 })
-      .toEqual(["connected", "reconnecting", "disconnected"]);
+    const { fake, client } = await givenUp();
     expect(fake.socket.open).toBe(0);
     expect((client as unknown as { thread?: unknown }).thread).toBeUndefined();
   });
@@ -230,14 +236,7 @@ describe("SocketClient", () => {
   it("goes back to its own retries when the watchdog's try after giving up fails for a reason retrying can mend", {
     timeout: 60_000,
   }, async () => {
-    const fake = await startFakeSlack();
-    cleanups.push(() => fake.close());
-    const { client, states } = await connectedTo(fake);
-    fake.state.fail("apps.connections.open", "token_revoked");
-    fake.socket.requestReconnect();
-    await expect
-      .poll(() => states, { timeout: 30_000 })
-      .toEqual(["connected", "reconnecting", "disconnected"]);
+    const { fake, client, states } = await givenUp();
     fake.state.fail("apps.connections.open", "internal_error");
     await expect(client.start()).rejects.toThrow(/internal_error/);
     await expect
