@@ -12,8 +12,9 @@ import { type BufferHead, type PageInfo, pageOf } from "./channel-buffer-store-s
  * after `after` (same incarnation) and before the last entry returned (or the end, when all were
  * returned) were forgotten before they were read — over the count cap or the age cap, counted
  * across the channel whatever the thread (an expired page's entries cannot be told apart by
- * thread, so none are, and the count does not change when a page expires); `droppedThrough` is the
- * newest position they cover, so a reader whose cursor moves there is not told of them again.
+ * thread, so none are, and so the count of a page past the age cap is the same before and after
+ * its TTL ends); `droppedThrough` is the newest position they cover, so a reader whose cursor
+ * moves there is not told of them again.
  */
 export interface BufferRead {
   readonly epoch: string;
