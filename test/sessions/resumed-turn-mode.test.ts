@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import { textStep, toolStep } from "../support/scripted-provider.js";
+import { type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
 import {
   ANA,
   BOSS,
@@ -33,6 +33,18 @@ const defaults = (mode: PermissionMode) => ({
   queueMode: "followup" as const,
 });
 
+/** A process on `dataDir` whose sessions start in `mode` and whose model answers with `steps`, started. */
+async function started(
+  dataDir: string,
+  runs: ToolRuns,
+  mode: PermissionMode,
+  steps: readonly ScriptedStep[],
+): Promise<Harness> {
+  const h = await makeHarness({ dataDir, runs, overrides: { defaults: defaults(mode) }, steps });
+  await h.manager.start();
+  return h;
+}
+
 let open: Harness[] = [];
 afterEach(async () => {
   for (const h of open) {
@@ -46,27 +58,18 @@ describe("the mode of a resumed turn", () => {
   it("a `/mode interactive` while an auto turn is parked at a card reaches the resumed turn", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const first = await makeHarness({
-      dataDir,
-      runs,
-      overrides: { defaults: defaults("auto") },
-      steps: [toolStep(["c1", "steer_note", { text: "a" }])],
-    });
-    await first.manager.start();
+    const first = await started(dataDir, runs, "auto", [toolStep(["c1", "steer_note", { text: "a" }])]);
     await first.manager.receive(message("steer a"));
     const out1 = first.outputs.for(thread());
     const card = await first.outputs.until(() => out1.latestCards[0], "card");
     expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
     await first.store.close();
 
-    const h = await makeHarness({
-      dataDir,
-      runs,
-      overrides: { defaults: defaults("auto") },
-      steps: [toolStep(["c2", "write_note", { text: "b" }]), textStep("done")],
-    });
+    const h = await started(dataDir, runs, "auto", [
+      toolStep(["c2", "write_note", { text: "b" }]),
+      textStep("done"),
+    ]);
     open.push(h);
-    await h.manager.start();
     // No turn runs in this process: the switch is for the parked turn too, and the reply says so.
     expect(await h.manager.command(thread(), ANA, "mode", ["interactive"])).toBe("Mode set to interactive.");
     expect((await pressCard(h, card, "once", BOSS)).status).toBe("accepted");
@@ -110,16 +113,10 @@ describe("the mode of a resumed turn", () => {
   it("a plan approved before the turn parks is saved, and the resumed turn runs in the approved mode", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const first = await makeHarness({
-      dataDir,
-      runs,
-      overrides: { defaults: defaults("plan") },
-      steps: [
-        toolStep(["p1", "propose_plan", { plan: "1. steer a. 2. write b." }]),
-        toolStep(["c1", "steer_note", { text: "a" }]),
-      ],
-    });
-    await first.manager.start();
+    const first = await started(dataDir, runs, "plan", [
+      toolStep(["p1", "propose_plan", { plan: "1. steer a. 2. write b." }]),
+      toolStep(["c1", "steer_note", { text: "a" }]),
+    ]);
     await first.manager.receive(message("plan it"));
     const out1 = first.outputs.for(thread());
     const plan = await first.outputs.until(
@@ -137,14 +134,11 @@ describe("the mode of a resumed turn", () => {
     expect({ mode: stored?.mode, by: stored?.modeSetBy?.id }).toEqual({ mode: "interactive", by: BOSS.id });
     await first.store.close();
 
-    const h = await makeHarness({
-      dataDir,
-      runs,
-      overrides: { defaults: defaults("plan") },
-      steps: [toolStep(["c2", "write_note", { text: "b" }]), textStep("done")],
-    });
+    const h = await started(dataDir, runs, "plan", [
+      toolStep(["c2", "write_note", { text: "b" }]),
+      textStep("done"),
+    ]);
     open.push(h);
-    await h.manager.start();
     expect((await pressCard(h, card, "once", BOSS)).status).toBe("accepted");
     const out2 = h.outputs.for(thread());
     // Interactive mode: the approved work asks on a card (plan mode would refuse it and end the turn).
@@ -164,19 +158,13 @@ describe("the mode of a resumed turn", () => {
   it("a write beside the approved plan, waiting behind a question when the turn parks, is not run on resume", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const first = await makeHarness({
-      dataDir,
-      runs,
-      overrides: { defaults: defaults("plan") },
-      steps: [
-        toolStep(
-          ["p1", "propose_plan", { plan: "1. read" }],
-          ["q1", "ask_user", { question: "Which?", options: ["a", "b"] }],
-          ["c1", "write_note", { text: "git push --force" }],
-        ),
-      ],
-    });
-    await first.manager.start();
+    const first = await started(dataDir, runs, "plan", [
+      toolStep(
+        ["p1", "propose_plan", { plan: "1. read" }],
+        ["q1", "ask_user", { question: "Which?", options: ["a", "b"] }],
+        ["c1", "write_note", { text: "git push --force" }],
+      ),
+    ]);
     await first.manager.receive(message("plan it"));
     const out1 = first.outputs.for(thread());
     const plan = await first.outputs.until(
@@ -191,14 +179,8 @@ describe("the mode of a resumed turn", () => {
     expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
     await first.store.close();
 
-    const h = await makeHarness({
-      dataDir,
-      runs,
-      overrides: { defaults: defaults("plan") },
-      steps: [textStep("carrying on")],
-    });
+    const h = await started(dataDir, runs, "plan", [textStep("carrying on")]);
     open.push(h);
-    await h.manager.start();
     expect((await pressCard(h, question, "q0:o0", ANA)).status).toBe("accepted");
     const out2 = h.outputs.for(thread());
     await h.outputs.until(() => out2.closedTurns[0], "turn end");
