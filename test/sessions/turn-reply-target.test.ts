@@ -53,6 +53,27 @@ function recordTargets(h: Harness): { cards: ThreadTarget[]; turns: ThreadTarget
   return { cards: cardTargets, turns: turnTargets };
 }
 
+/** The group's thread, as a message with its own id (`replyTo`) arrives in it. */
+const group = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "group" } });
+
+/**
+ * Ben's message (11) starts the group's session and its turn ends; then a wake-up Ana set up, with
+ * `note` her note to the agent, wakes the session: a turn no person's message started.
+ */
+async function wakeAfterBen(h: Harness, note: string): Promise<void> {
+  await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
+  await h.manager.idle();
+  const sessionId = /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1] ?? "";
+  await h.manager.wake({
+    sessionId,
+    target: group(11),
+    prompt: `[Wake-up wak_0123456789ab: you asked to be woken]\n> ${note}`,
+    requester: ANA,
+    scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-12-01T08:01:00.000Z" },
+    agentNote: true,
+  });
+}
+
 describe("the trigger of a turn", () => {
   it("reaches beginTurn for the first turn, a queued follow-up and a turn resumed after a restart", async () => {
     const dataDir = tempDir();
@@ -125,19 +146,7 @@ describe("the card of a wake-up turn (no person's message started it)", () => {
       ],
     });
     const cardTargets = recordCardTargets(h);
-    // Ben's message started the group's session; Ana set up the wake-up.
-    const group = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "group" } });
-    await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
-    await h.manager.idle();
-    const sessionId = /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1] ?? "";
-    await h.manager.wake({
-      sessionId,
-      target: group(11),
-      prompt: "[Wake-up wak_0123456789ab: you asked to be woken]\n> Ask Ana whether to deploy.",
-      requester: ANA,
-      scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-12-01T08:01:00.000Z" },
-      agentNote: true,
-    });
+    await wakeAfterBen(h, "Ask Ana whether to deploy.");
     const out = h.outputs.for(thread());
     const card = await h.outputs.until(() => out.latestCards[0], "question card");
     expect(cardTargets.map((target) => target.extra)).toEqual([{ chatType: "group" }]);
@@ -166,19 +175,7 @@ describe("the answer of a wake-up turn (no person's message started it)", () => 
   it("goes to the chat like its cards, not as a reply to the session's first message (another member's)", async () => {
     const h = await makeHarness({ steps: [textStep("hello"), textStep("time to deploy, Ana")] });
     const targets = recordTargets(h);
-    // Ben's message started the group's session; Ana set up the wake-up.
-    const group = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "group" } });
-    await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
-    await h.manager.idle();
-    const sessionId = /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1] ?? "";
-    await h.manager.wake({
-      sessionId,
-      target: group(11),
-      prompt: "[Wake-up wak_0123456789ab: you asked to be woken]\n> Remind Ana to deploy.",
-      requester: ANA,
-      scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-12-01T08:01:00.000Z" },
-      agentNote: true,
-    });
+    await wakeAfterBen(h, "Remind Ana to deploy.");
     await h.manager.idle();
     // Ben's turn replies to his message (its trigger); the wake-up's answer replies to none.
     expect(targets.turns.map((target) => target.extra)).toEqual([
