@@ -51,6 +51,14 @@ afterEach(async () => {
   await fixture?.cleanup();
 });
 
+/** Save the skill "tooling" with the workspace's tool.sh copied in as `to`. */
+function saveTooling(to: string) {
+  return createSaveSkillTool(toolWorkspace({ root: fixture!.workspace })).execute(
+    { name: "tooling", description: "d", instructions: "steps", files: [{ path: to, from: "tool.sh" }] },
+    SKILL_CALL_CONTEXT,
+  );
+}
+
 it("a folder of the staging folder swapped for a link after a script is written: the x bit lands on nothing outside", async () => {
   fixture = await skillsFixture();
   const skills = fixture.workspaceSkills;
@@ -68,15 +76,7 @@ it("a folder of the staging folder swapped for a link after a script is written:
     rmSync(scripts, { recursive: true, force: true });
     symlinkSync(outside, scripts);
   };
-  const saved = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace })).execute(
-    {
-      name: "tooling",
-      description: "d",
-      instructions: "steps",
-      files: [{ path: "scripts/run.sh", from: "tool.sh" }],
-    },
-    SKILL_CALL_CONTEXT,
-  );
+  const saved = await saveTooling("scripts/run.sh");
   expect(after.run).toBeUndefined();
   expect(statSync(path.join(outside, "run.sh")).mode & 0o777).toBe(0o644);
   expect(saved.ok).toBe(false);
@@ -93,15 +93,7 @@ it("a copied script swapped for another file once opened: the saved file is the 
   after.call = "open";
   after.suffix = "/tool.sh";
   after.run = () => renameSync(other, script);
-  const saved = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace })).execute(
-    {
-      name: "tooling",
-      description: "d",
-      instructions: "steps",
-      files: [{ path: "run.sh", from: "tool.sh" }],
-    },
-    SKILL_CALL_CONTEXT,
-  );
+  const saved = await saveTooling("run.sh");
   expect(after.run).toBeUndefined();
   expect(saved.ok).toBe(true);
   const written = path.join(fixture.workspaceSkills, "tooling", "run.sh");
