@@ -11,7 +11,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { noApproversConfigured } from "../../src/approvals/authorisation.js";
 import { type SkillApprovers, saveRefusal } from "../../src/skills/skill-authority.js";
-import { openSkills } from "../../src/skills/skills-runtime.js";
 import { createStore } from "../../src/store/create-store.js";
 import {
   fixtureSkills,
@@ -98,16 +97,7 @@ describe("who may save and switch skills", () => {
   it("answers a name no skill can have plainly, before asking the store (whose keys it would break)", async () => {
     fixture = await skillsFixture();
     const store = await createStore({ url: "memory:", dataDir: fixture.dataDir });
-    const skills = await openSkills({
-      serviceFiles: [],
-      workspaceRoot: fixture.workspace,
-      dataDir: fixture.dataDir,
-      settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
-      space: store.space("skills"),
-      approvers: { approvers: ["slack:U_BOSS"] },
-      scanIntervalMs: 0,
-      watch: false,
-    });
+    const skills = await fixtureSkills(fixture, { approvers: ["slack:U_BOSS"] }, store.space("skills"));
     const long = "x".repeat(201);
     expect(await run(skills, "U_ANA", ["disable", long])).toBe(
       `There is no skill named "${long}". \`skills\` lists them.`,

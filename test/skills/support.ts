@@ -90,14 +90,18 @@ export async function skillsFixture(config: SkillSwitchConfig = { enabled: [], d
   };
 }
 
-/** The app's wiring of skills (tools, commands, context) over a fixture's folders and space. */
-export function fixtureSkills(fixture: Awaited<ReturnType<typeof skillsFixture>>, approvers: SkillApprovers) {
+/** The app's wiring of skills (tools, commands, context) over a fixture's folders and `space` (the fixture's by default). */
+export function fixtureSkills(
+  fixture: Awaited<ReturnType<typeof skillsFixture>>,
+  approvers: SkillApprovers,
+  space: KeyValueSpace = fixture.space,
+) {
   return openSkills({
     serviceFiles: [],
     workspaceRoot: fixture.workspace,
     dataDir: fixture.dataDir,
     settings: { dirs: [fixture.extra], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
-    space: fixture.space,
+    space,
     approvers,
     scanIntervalMs: 0,
     watch: false,
