@@ -9,6 +9,7 @@
  * lines of their own outside the frame.
  */
 import path from "node:path";
+import { oneLine } from "../core/one-line.js";
 import type { Skill } from "./skill.js";
 import { sourceLabel } from "./skill.js";
 
@@ -20,11 +21,6 @@ function neutralisedFrameTags(text: string): string {
 /** A skill's description on one line, its frame tags made inert. */
 function shownDescription(description: string): string {
   return neutralisedFrameTags(description.replace(/\s+/g, " ").trim());
-}
-
-/** Whether a file name holds a control character (a line break, a tab, an escape). */
-function hasControlCharacter(name: string): boolean {
-  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name);
 }
 
 /** The full text of a loaded skill. */
@@ -41,7 +37,8 @@ export function loadedSkillText(
     neutralisedFrameTags(skill.body),
     "</skill-instructions>",
   ];
-  const listed = files.filter((file) => !hasControlCharacter(file));
+  // A name oneLine would change holds a control character (a line break, a tab, an escape).
+  const listed = files.filter((file) => oneLine(file) === file);
   if (listed.length > 0) {
     const shown = inWorkspace
       ? listed.map((file) => `- ${path.relative(workspaceRoot, path.join(skill.dir, file))}`)
