@@ -4,9 +4,10 @@
  * for `read_file` when the skill lives in the workspace, else as names to pass to `load_skill`.
  * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them or in
  * the description just above is neutralised (its `<` written `&lt;`), so neither can close or open
- * a frame and speak outside it. The description is one line (its whitespace collapsed), and a file
- * whose name holds a control character (a line break) is left out of the list, so neither can add
- * lines of their own outside the frame.
+ * a frame and speak outside it. The description is one line (core/one-line.ts: every line break
+ * and control character, NEL and the C0 separators too, a space; its whitespace collapsed), and a
+ * file whose name holds such a character is left out of the list, so neither can add lines of
+ * their own outside the frame.
  */
 import path from "node:path";
 import { oneLine } from "../core/one-line.js";
@@ -20,7 +21,7 @@ function neutralisedFrameTags(text: string): string {
 
 /** A skill's description on one line, its frame tags made inert. */
 function shownDescription(description: string): string {
-  return neutralisedFrameTags(description.replace(/\s+/g, " ").trim());
+  return neutralisedFrameTags(oneLine(description).replace(/\s+/g, " ").trim());
 }
 
 /** The full text of a loaded skill. */
