@@ -35,13 +35,7 @@ const frameSchema = z.looseObject({
 });
 
 /** An envelope that passed: what Bolt is handed. */
-export interface SocketEnvelope {
-  readonly type: (typeof ENVELOPE_TYPES)[number];
-  readonly envelope_id: string;
-  readonly payload: unknown;
-  readonly retry_attempt?: number;
-  readonly retry_reason?: string;
-}
+export type SocketEnvelope = Readonly<z.infer<typeof frameSchema>>;
 
 /** Answers an envelope (`reply` as its text, for a slash command refused with one). */
 export type SocketAck = (envelopeId: string, reply?: string) => void;

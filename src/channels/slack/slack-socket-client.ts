@@ -62,9 +62,9 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   private attempt: Promise<void> | undefined;
   private helloWaiter: { resolve: () => void; reject: (error: Error) => void } | undefined;
   private state: SocketState = "idle";
-  private everConnected = false;
   private stopped = false;
   private failures = 0;
+  /** When Slack last said hello on a connection of this client (0: never yet). */
   private connectedAt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
 
@@ -93,7 +93,7 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
       const attempt = this.connect().finally(() => {
         this.attempt = undefined;
       });
-      if (this.everConnected) attempt.catch((error: unknown) => this.failed(error));
+      if (this.connectedAt > 0) attempt.catch((error: unknown) => this.failed(error));
       this.attempt = attempt;
     }
     return this.attempt;
@@ -125,7 +125,7 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
   }
 
   private async connect(): Promise<void> {
-    this.enter(this.everConnected ? "reconnecting" : "connecting");
+    this.enter(this.connectedAt > 0 ? "reconnecting" : "connecting");
     const opened = await this.web.apps.connections.open({});
     const url = connectionUrlSchema.safeParse(opened.url);
     if (!url.success) throw new Error("apps.connections.open answered without a WebSocket URL");
@@ -166,7 +166,6 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
         if (this.stopped) break;
         clearTimeout(this.retryTimer);
         this.retryTimer = undefined;
-        this.everConnected = true;
         this.connectedAt = Date.now();
         this.helloWaiter?.resolve();
         this.helloWaiter = undefined;

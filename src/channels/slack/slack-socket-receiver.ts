@@ -61,21 +61,26 @@ export class SocketReceiver implements SlackReceiver {
       },
       {
         frame: (text, acked) => {
-          const answer = (envelopeId: string, reply?: string) => {
-            if (!acked) client.ack(envelopeId, reply === undefined ? {} : { text: reply });
+          // The thread acked an event already; anything else is answered once, from here.
+          const answer = (envelopeId: string, body: Readonly<Record<string, unknown>>) => {
+            if (!acked) client.ack(envelopeId, body);
           };
-          const envelope = screenSocketFrame(text, screen, intake.log, answer);
-          if (envelope && app) deliver(app, envelope, acked);
+          const envelope = screenSocketFrame(text, screen, intake.log, (envelopeId, reply) =>
+            answer(envelopeId, reply === undefined ? {} : { text: reply }),
+          );
+          if (envelope && app) deliver(app, envelope, answer);
         },
         refused: (reason) => intake.log.refused("socket_frame", { reason }),
       },
     );
-    const deliver = (to: App, envelope: SocketEnvelope, acked: boolean): void => {
+    const deliver = (
+      to: App,
+      envelope: SocketEnvelope,
+      answer: (envelopeId: string, body: Readonly<Record<string, unknown>>) => void,
+    ): void => {
       const event: ReceiverEvent = {
         body: envelope.payload as ReceiverEvent["body"],
-        ack: ackOnce((body) => {
-          if (!acked) client.ack(envelope.envelope_id, body);
-        }),
+        ack: ackOnce((body) => answer(envelope.envelope_id, body)),
         retryNum: envelope.retry_attempt,
         retryReason: envelope.retry_reason,
       };
