@@ -9,7 +9,7 @@
 import type { Logger } from "pino";
 import type { ParkedTurn } from "../approvals/parked-turn.js";
 import { type ConversationExecutionRequest, newTurnId } from "../core/request.js";
-import { type PlatformUser, replyingToNone, type ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, replyingTo, replyingToNone, type ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { turnLogger } from "../logging/logger.js";
 import type { LiveSession } from "./live-session.js";
@@ -186,8 +186,8 @@ export class TurnExecutor {
         : {}),
     };
     // A turn no message triggered (a wake-up, a scheduled run) replies to none, like its cards
-    // (engine-context.ts): its answer and notices go to the thread itself, never as a reply to the
-    // session's first message — in a group maybe another member's.
+    // (engine-context.ts): its answer goes to the thread itself, never as a reply to the session's
+    // first message — in a group maybe another member's.
     const target = replyTo === undefined ? replyingToNone(live.record.target) : live.record.target;
     let outcome: TurnOutcome = { status: "error", usage: undefined, finalText: "" };
     try {
@@ -210,10 +210,11 @@ export class TurnExecutor {
       if (error instanceof TurnStartNotSaved) throw error.cause;
       logger.error({ err: error }, "turn failed");
       if (this.options.holdsSession?.(live.id) !== false)
+        // The notice replies to the turn's trigger (to none without one), like its cards.
         await this.notify(
           live,
           `The turn failed: ${error instanceof Error ? error.message : String(error)}`,
-          target,
+          replyingTo(live.record.target, replyTo),
         );
     } finally {
       live.activeTurn = undefined;
@@ -243,10 +244,11 @@ export class TurnExecutor {
   }
 
   /**
-   * Post `text` into the session's thread (at `target`: the session's, or its turn's), scrubbed
-   * of token-shaped text (it may quote a failure); a failure to post is only logged.
+   * Post `text` into the session's thread at `target` (replyingTo the message it concerns, never
+   * by default to the session's first one), scrubbed of token-shaped text (it may quote a
+   * failure); a failure to post is only logged.
    */
-  async notify(live: LiveSession, text: string, target: ThreadTarget = live.record.target): Promise<void> {
+  async notify(live: LiveSession, text: string, target: ThreadTarget): Promise<void> {
     try {
       await this.options.outputFor(target)?.postText(scrubSecrets(text));
     } catch (error) {

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
-import { textStep, toolStep } from "../support/scripted-provider.js";
+import type { TurnEvents } from "../../src/engine/turn-events.js";
+import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
+import { engineFactory } from "../support/session-stack.js";
 import {
   ANA,
   BEN,
@@ -16,7 +18,7 @@ import {
   thread,
   pressCard,
 } from "./helpers/harness.js";
-import { ToolRuns } from "./helpers/test-tools.js";
+import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
 import { outcomeLine } from "../support/card-outcome.js";
 
 const defaults = { model: "m", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
@@ -30,10 +32,14 @@ function recordCardTargets(h: Harness): ThreadTarget[] {
   return recordTargets(h).cards;
 }
 
-/** The targets the harness's channel output was opened for, one per card it posted and per turn it rendered. */
-function recordTargets(h: Harness): { cards: ThreadTarget[]; turns: ThreadTarget[] } {
+/**
+ * The targets the harness's channel output was opened for, one per card it posted, per turn it
+ * rendered and per text it posted (a notice).
+ */
+function recordTargets(h: Harness): { cards: ThreadTarget[]; turns: ThreadTarget[]; texts: ThreadTarget[] } {
   const cardTargets: ThreadTarget[] = [];
   const turnTargets: ThreadTarget[] = [];
+  const textTargets: ThreadTarget[] = [];
   h.manager.registerOutput("slack", (target) => {
     const output = h.outputs.factory(target);
     return {
@@ -43,14 +49,17 @@ function recordTargets(h: Harness): { cards: ThreadTarget[]; turns: ThreadTarget
         return output.beginTurn(info);
       },
       updateCard: (ref, card) => output.updateCard(ref, card),
-      postText: (text) => output.postText(text),
+      postText: (text) => {
+        textTargets.push(target);
+        return output.postText(text);
+      },
       postCard: (card) => {
         cardTargets.push(target);
         return output.postCard(card);
       },
     };
   });
-  return { cards: cardTargets, turns: turnTargets };
+  return { cards: cardTargets, turns: turnTargets, texts: textTargets };
 }
 
 /** The group's thread, as a message with its own id (`replyTo`) arrives in it. */
@@ -186,3 +195,41 @@ describe("the answer of a wake-up turn (no person's message started it)", () => 
     await h.store.close();
   });
 });
+
+describe("the notice of a turn that failed", () => {
+  it("replies to the message that started the turn, not to the session's first message (another member's)", async () => {
+    const provider = new ScriptedProvider([textStep("hello")]);
+    const engines = engineFactory(provider, sessionTestRegistry(new ToolRuns()));
+    const h = await makeHarness({
+      overrides: {
+        createEngine: (ctx) => {
+          const engine = engines(ctx);
+          const run = engine.run.bind(engine);
+          // Ana's turn fails where no event reports it: the session layer posts the notice.
+          engine.run = (request) =>
+            request.prompt === "deploy now" ? brokenTurn(new Error("the engine broke")) : run(request);
+          return engine;
+        },
+      },
+    });
+    const targets = recordTargets(h);
+    await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
+    await h.manager.idle();
+    await h.manager.receive(message("deploy now", { target: group(12) }));
+    await h.manager.idle();
+    expect(h.outputs.for(thread()).texts).toEqual(["The turn failed: the engine broke"]);
+    expect(targets.texts.map((target) => target.extra)).toEqual([{ replyTo: 12, chatType: "group" }]);
+    await h.store.close();
+  });
+});
+
+/** A turn whose first step throws `error`. */
+function brokenTurn(error: Error): TurnEvents {
+  return {
+    next: () => Promise.reject(error),
+    return: () => Promise.resolve({ done: true, value: undefined }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
