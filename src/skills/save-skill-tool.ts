@@ -14,12 +14,12 @@ import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { NotRegularFileError, openChecked, openCheckedDir, readUpTo } from "../tools/files/anchored-fs.js";
+import { NotRegularFileError, openChecked, openCheckedDir } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
 import { saveInWorkspace } from "../tools/files/service-file-access.js";
-import { decodeText } from "../tools/files/text-file.js";
+import { readTextAndStats } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
@@ -99,27 +99,12 @@ interface BundledFile {
 
 /**
  * The text and executable bit of the workspace file `from`, both of the one file held open (by the
- * anchored walk), so they never come from two files swapped in between. A script keeps its owner's
- * x bit: `.coworker/` is read-only for commands, so none could set it.
+ * anchored walk: readTextAndStats), so they never come from two files swapped in between. A script
+ * keeps its owner's x bit: `.coworker/` is read-only for commands, so none could set it.
  */
 async function copiedFile(paths: WorkspacePaths, from: string): Promise<Omit<BundledFile, "path">> {
-  const resolved = await paths.resolve(from);
-  const { handle, stats } = await openChecked(resolved);
-  try {
-    if (!stats.isFile()) throw new NotRegularFileError(`${resolved.display} is not a regular file`);
-    if (stats.size > SAVED_FILE_MAX_BYTES)
-      throw new Error(
-        `${resolved.display} is ${stats.size} bytes, over the ${SAVED_FILE_MAX_BYTES / 1024} KB a bundled file may have`,
-      );
-    const decoded = decodeText(await readUpTo(handle, stats.size));
-    if (decoded.kind === "binary")
-      throw new Error(
-        `${resolved.display} looks like a binary file (${decoded.reason}); a skill bundles text files`,
-      );
-    return { content: decoded.text, executable: (stats.mode & 0o100) !== 0 };
-  } finally {
-    await handle.close();
-  }
+  const { text, stats } = await readTextAndStats(await paths.resolve(from), SAVED_FILE_MAX_BYTES);
+  return { content: text, executable: (stats.mode & 0o100) !== 0 };
 }
 
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {

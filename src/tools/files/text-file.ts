@@ -1,7 +1,9 @@
 /**
  * Reading workspace files as text: binary detection (NUL bytes in the first block, or bytes that
- * are not valid UTF-8) and a size ceiling, shared by read_file, edit_file and search's fallback.
+ * are not valid UTF-8) and a size ceiling, shared by read_file, edit_file, search's fallback and
+ * save_skill's copied files (which keep their mode).
  */
+import type { Stats } from "node:fs";
 import { openChecked, readUpTo } from "./anchored-fs.js";
 import type { ResolvedPath } from "./workspace-paths.js";
 
@@ -35,6 +37,17 @@ export class NotTextError extends Error {
  * the size it had when opened; throws NotTextError for binary or oversized files.
  */
 export async function readTextFile(file: ResolvedPath, maxBytes: number): Promise<string> {
+  return (await readTextAndStats(file, maxBytes)).text;
+}
+
+/**
+ * readTextFile, with the stats of the file as opened: a caller that keeps its mode (a script's
+ * executable bit) has it from the very file whose text it read, never from one swapped in since.
+ */
+export async function readTextAndStats(
+  file: ResolvedPath,
+  maxBytes: number,
+): Promise<{ readonly text: string; readonly stats: Stats }> {
   const shownPath = file.display;
   const { handle, stats } = await openChecked(file);
   let bytes: Buffer;
@@ -55,7 +68,7 @@ export async function readTextFile(file: ResolvedPath, maxBytes: number): Promis
       `${shownPath} looks like a binary file (${decoded.reason}); refusing to read it as text`,
     );
   }
-  return decoded.text;
+  return { text: decoded.text, stats };
 }
 
 /** Split text into lines without inventing a trailing empty line for a final newline. */
