@@ -44,6 +44,11 @@ export function fencedSpace(
   const write = async (fence: FenceRef, writes: readonly FencedWrite[]) => {
     if (!(await coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
   };
+  /** The refusal of a conditional write of a held session's key: no fence can carry it. */
+  const unfenceable = (what: string, key: string): Promise<never> =>
+    Promise.reject(
+      new Error(`fenced space: a ${what} of ${namespace}/${key} cannot carry its session's fence`),
+    );
   const setOne = (entry: SpaceEntry): FencedWrite => ({
     op: "set",
     namespace,
@@ -68,17 +73,11 @@ export function fencedSpace(
     },
     replaceIf(key, expected, value, ttlMs) {
       if (!fenceFor(key)) return space.replaceIf(key, expected, value, ttlMs);
-      return Promise.reject(
-        new Error(`fenced space: a compare-and-set of ${namespace}/${key} cannot carry its session's fence`),
-      );
+      return unfenceable("compare-and-set", key);
     },
     deleteIf(key, expected) {
       if (!fenceFor(key)) return deleteIfHolds(space, key, expected);
-      return Promise.reject(
-        new Error(
-          `fenced space: a compare-and-delete of ${namespace}/${key} cannot carry its session's fence`,
-        ),
-      );
+      return unfenceable("compare-and-delete", key);
     },
     async setMany(entries) {
       const fences = new Set(entries.map((e) => fenceFor(e.key)));
