@@ -12,7 +12,8 @@ import { WakeAccess } from "../../src/app/wake-access.js";
 import type { Caller } from "../../src/core/thread-target.js";
 import { formatIn } from "../../src/schedules/occurrences.js";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import type { ScheduleArgs } from "../../src/schedules/task-planner.js";
 import { ANA_ACTOR, advance, closeAfterEach, stored } from "./support-processes.js";
 import { ANA_HOME, flush, type Harness, iso, MIN, openHarness, T0 } from "./support.js";
@@ -110,15 +111,11 @@ describe("a run's end is written on the task as stored now", () => {
           }
           return write();
         };
-        return {
-          get: (key) => space.get(key),
-          delete: (key) => space.delete(key),
-          setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+        return spaceLike(space, {
           replaceIf: (key, expected, value, ttlMs) =>
             held(key, () => space.replaceIf(key, expected, value, ttlMs)),
-          deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
           set: (key, value, ttl) => held(key, () => space.set(key, value, ttl)),
-        };
+        });
       },
       close: () => inner.close(),
     });

@@ -4,7 +4,8 @@
  * cancel, a run's result, a create) then falls exactly between that read and the write it leads to. Every other call, the store's
  * compare-and-set among them, goes straight to the store.
  */
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 
 /** A held read: `reached` once the record was read, and `release` to let the reader go on. */
 export interface HeldRead {
@@ -26,7 +27,7 @@ export function holdingStore(inner: Store): HoldingStore {
   const store: Store = Object.assign(Object.create(inner) as Store, {
     space: (namespace: Parameters<Store["space"]>[0]): KeyValueSpace => {
       const space = inner.space(namespace);
-      return {
+      return spaceLike(space, {
         get: async <T>(key: string) => {
           const value = await space.get<T>(key);
           const hold = held !== undefined && key.startsWith(held.prefix) ? held : undefined;
@@ -38,13 +39,8 @@ export function holdingStore(inner: Store): HoldingStore {
           return value;
         },
         getMany: (keys) => space.getMany!(keys),
-        set: (key, value, ttl) => space.set(key, value, ttl),
         setMany: (entries) => space.setMany!(entries),
-        delete: (key) => space.delete(key),
-        setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-        replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-        deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-      };
+      });
     },
     close: () => inner.close(),
   });

@@ -13,7 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newTaskId, type ScheduledTask } from "../../src/schedules/scheduled-task.js";
 import { TASK_CATALOG_KIND, TASK_KIND, TaskRegistry, taskKey } from "../../src/schedules/task-registry.js";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { holdingStore } from "./support-holding.js";
 import { HOME, iso, T0 } from "./support.js";
@@ -125,18 +126,13 @@ describe("TaskRegistry.update: compare-and-set on SQLite", () => {
     const space = (await connection()).space("schedules");
     const other = (await connection()).space("schedules");
     let changes = 0;
-    const contested: KeyValueSpace = {
-      get: (key) => space.get(key),
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    const contested = spaceLike(space, {
       replaceIf: async (key, expected, value, ttlMs) => {
         changes += 1;
         await other.set(key, toVersioned(TASK_KIND, { ...task, runs: changes }));
         return space.replaceIf(key, expected, value, ttlMs);
       },
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-    };
+    });
     const registry = await TaskRegistry.load(contested, reportError);
     const task = await registry.put(aTask());
     await expect(registry.update(task.id, moved)).rejects.toThrow(

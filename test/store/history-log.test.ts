@@ -8,6 +8,7 @@ import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import { deleteIfHolds, type KeyValueSpace, type SpaceEntry, type Store } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 
 const user = (n: number): ConversationMessage => ({ role: "user", content: `message ${n}` });
@@ -275,14 +276,7 @@ describe("SessionHistory (a history held open by its only writer)", () => {
 
   it("applies concurrent appends in call order; a failed write changes nothing and the next append still lands", async () => {
     let failNext = false;
-    const flaky: KeyValueSpace = {
-      ...space,
-      get: (key) => space.get(key),
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-      replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    const flaky = spaceLike(space, {
       setMany: async (entries) => {
         if (failNext) {
           failNext = false;
@@ -290,7 +284,7 @@ describe("SessionHistory (a history held open by its only writer)", () => {
         }
         await space.setMany!(entries);
       },
-    };
+    });
     const log = new HistoryLog(flaky, { pageSize: 2 });
     const history = log.openNew("s");
     await Promise.all(users(0, 5).map((message) => history.append(message)));

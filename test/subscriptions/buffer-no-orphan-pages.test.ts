@@ -6,7 +6,8 @@
  * commits after the drop deleted the head is kept.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import { deleteIfHolds } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
@@ -46,20 +47,14 @@ describe("a shared channel buffer's pages", () => {
   it("deletes a write's pages when its head write fails with a store error", async () => {
     const space = await openSpace();
     let fail: "before" | "after" | undefined;
-    const flaky: KeyValueSpace = {
-      ...space,
-      get: (key) => space.get(key),
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    const flaky = spaceLike(space, {
       replaceIf: async (key, expected, value, ttl) => {
         if (fail === "before") throw new Error("store timeout");
         const wrote = await space.replaceIf(key, expected, value, ttl);
         if (fail === "after") throw new Error("store timeout");
         return wrote;
       },
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-    };
+    });
     const buffer = new ChannelBuffer(flaky, OPTIONS);
     await buffer.append(CH, bufferInput("one"));
     fail = "before";
@@ -88,8 +83,7 @@ describe("a shared channel buffer's pages", () => {
   it("drops the pages of a write another process commits while the drop runs", async () => {
     const space = await openSpace();
     let race: (() => Promise<unknown>) | undefined;
-    const racing: KeyValueSpace = {
-      ...space,
+    const racing = spaceLike(space, {
       get: async (key) => {
         const value = await space.get(key);
         const run = key.startsWith("head:") ? race : undefined;
@@ -97,12 +91,7 @@ describe("a shared channel buffer's pages", () => {
         await run?.();
         return value as never;
       },
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-      replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-    };
+    });
     const a = new ChannelBuffer(racing, OPTIONS);
     const b = new ChannelBuffer(await openSpace(), OPTIONS);
     await a.append(CH, bufferInput("one"));
@@ -136,16 +125,11 @@ describe("a shared channel buffer's pages", () => {
       await run?.();
       return wrote;
     };
-    const racing: KeyValueSpace = {
-      ...space,
-      get: (key) => space.get(key),
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    const racing = spaceLike(space, {
       replaceIf: async (key, expected, value, ttl) =>
         landed(key, await space.replaceIf(key, expected, value, ttl)),
       deleteIf: async (key, expected) => landed(key, await deleteIfHolds(space, key, expected)),
-    };
+    });
     const a = new ChannelBuffer(space, OPTIONS);
     const b = new ChannelBuffer(await openSpace(), OPTIONS);
     await a.append(CH, bufferInput("one"));

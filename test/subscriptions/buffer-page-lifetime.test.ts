@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
 import { BufferServer, bufferInput, manualClock } from "./support-shared-buffer.js";
@@ -157,7 +158,7 @@ describe("a shared channel buffer's page lifetime", () => {
     for (const text of ["one", "two", "three", "four"]) await writer.append(CH, bufferInput(text, START));
     const space = await openSpace();
     let raced = false;
-    const racing: KeyValueSpace = {
+    const racing = spaceLike(space, {
       get: async (key) => {
         if (key.startsWith("page:") && !raced) {
           raced = true; // the writer replaces the last page between this reader's head and page reads
@@ -165,12 +166,7 @@ describe("a shared channel buffer's page lifetime", () => {
         }
         return space.get(key);
       },
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-      replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-    };
+    });
     const read = await new ChannelBuffer(racing, options()).read(CH, { limit: 10 });
     expect(raced).toBe(true);
     expect(read?.entries.map((e) => e.text)).toEqual(["one", "two", "three", "four", "five"]);
@@ -188,7 +184,7 @@ describe("a shared channel buffer's page lifetime", () => {
       await server.raw.del(key);
     const space = await openSpace();
     let appends = 0;
-    const busy: KeyValueSpace = {
+    const busy = spaceLike(space, {
       get: async <T>(key: string) => {
         const value = await space.get<T>(key);
         // Another process appends (to page 2 or later) whenever this read finds page 0 gone.
@@ -196,12 +192,7 @@ describe("a shared channel buffer's page lifetime", () => {
           await high.append(CH, bufferInput(`x${appends++}`, clock.time));
         return value;
       },
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-      replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-    };
+    });
     // The read is of the head it read first: "g" (the expired entries are forgotten).
     const read = await new ChannelBuffer(busy, options(7 * DAY)).read(CH, { limit: 100 });
     expect(appends).toBeGreaterThan(0);

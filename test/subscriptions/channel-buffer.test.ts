@@ -2,6 +2,7 @@ import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey, bufferPageKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
@@ -224,16 +225,12 @@ describe("ChannelBuffer", () => {
   it("rejects an append when the store write fails and keeps the previous state", async () => {
     const space = store.space("buffers");
     let failing = false;
-    const flaky: KeyValueSpace = {
-      ...space,
-      get: (key) => space.get(key),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value) => space.setIfAbsent(key, value),
+    const flaky = spaceLike(space, {
       set: async (key, value, ttl) => {
         if (failing) throw new Error("disk full");
         await space.set(key, value, ttl);
       },
-    };
+    });
     const buffer = new ChannelBuffer(flaky, { maxEntries: 5, maxAgeMs: 86_400_000, clock });
     await buffer.append(CH, entry(1));
     failing = true;

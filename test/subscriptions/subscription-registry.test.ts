@@ -11,7 +11,8 @@ import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InProcessCoordination } from "../../src/store/coordination/in-process-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import type { Clock } from "../../src/core/clock.js";
 import { SharedCatalog } from "../../src/subscriptions/shared-catalog.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
@@ -242,17 +243,12 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     const base = store.space("subscriptions");
     const reads: string[] = [];
-    const space: KeyValueSpace = {
+    const space = spaceLike(base, {
       get: (key) => {
         reads.push(key);
         return base.get(key);
       },
-      set: (key, value, ttlMs) => base.set(key, value, ttlMs),
-      setIfAbsent: (key, value, ttlMs) => base.setIfAbsent(key, value, ttlMs),
-      delete: (key) => base.delete(key),
-      replaceIf: (key, expected, value, ttlMs) => base.replaceIf(key, expected, value, ttlMs),
-      deleteIf: (key, expected) => deleteIfHolds(base, key, expected),
-    };
+    });
     const registry = await SubscriptionRegistry.open(space, {
       catalog: new LocalCatalog(space),
       onError: (error) => {

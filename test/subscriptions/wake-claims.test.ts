@@ -20,6 +20,7 @@ import { WAKE_CLAIM_RENEW_MS } from "../../src/subscriptions/wake-hand-over.js";
 import type { WakeBatch } from "../../src/subscriptions/wake-sink.js";
 import { eventually } from "../support/eventually.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { spaceLike } from "../support/space-like.js";
 import { WrappedStore } from "../support/wrapped-store.js";
 import { ManualClock } from "../schedules/support.js";
 import { ALICE, type Harness, message, openHarness } from "./support.js";
@@ -63,6 +64,31 @@ class ClaimsWatchedStore extends WrappedStore {
       deleteIf: (key, expected) => watch(deleteIfHolds(inner, key, expected)),
     };
   }
+}
+
+/**
+ * Another process's space over `inner` in which a step given to `afterNextRead` runs right after
+ * the next read answers, before the caller goes on with what it read.
+ */
+function steppedAfterRead(inner: KeyValueSpace) {
+  let step: (() => Promise<void>) | undefined;
+  const space = spaceLike(inner, {
+    get: async <T>(key: string) => {
+      const read = await inner.get<T>(key);
+      const now = step;
+      step = undefined;
+      await now?.();
+      return read;
+    },
+  });
+  return {
+    space,
+    afterNextRead: (next: () => Promise<void>) => {
+      step = next;
+    },
+    /** Whether a step is still waiting for a read. */
+    stepWaiting: () => step !== undefined,
+  };
 }
 
 describe("wake claims of several processes on one Redis", () => {
@@ -268,31 +294,17 @@ describe("renewing a wake claim on Redis", () => {
     ];
     try {
       const [innerA, spaceB] = [storeA.space("dedupe"), storeB.space("dedupe")];
-      let betweenReadAndWrite: (() => Promise<void>) | undefined;
       // Process A's space: right after A reads its claim to renew it, its claim lapses and B takes it.
-      const spaceA: KeyValueSpace = {
-        get: async <T>(key: string) => {
-          const read = await innerA.get<T>(key);
-          const meanwhile = betweenReadAndWrite;
-          betweenReadAndWrite = undefined;
-          await meanwhile?.();
-          return read;
-        },
-        set: (key, value, ttlMs) => innerA.set(key, value, ttlMs),
-        delete: (key) => innerA.delete(key),
-        setIfAbsent: (key, value, ttlMs) => innerA.setIfAbsent(key, value, ttlMs),
-        replaceIf: (key, expected, value, ttlMs) => innerA.replaceIf(key, expected, value, ttlMs),
-        deleteIf: (key, expected) => deleteIfHolds(innerA, key, expected),
-      };
-      const a = new StoreWakeClaims(spaceA);
+      const spaceA = steppedAfterRead(innerA);
+      const a = new StoreWakeClaims(spaceA.space);
       const b = new StoreWakeClaims(spaceB);
       expect(await a.take("m1")).toBe("won");
-      betweenReadAndWrite = async () => {
+      spaceA.afterNextRead(async () => {
         await spaceB.delete("wake-claim:m1");
         expect(await b.take("m1")).toBe("won");
-      };
+      });
       expect(await a.renew("m1")).toBe(false);
-      expect(betweenReadAndWrite).toBeUndefined();
+      expect(spaceA.stepWaiting()).toBe(false);
       expect(await b.take("m1")).toBe("won");
       expect(await a.take("m1")).toBe("elsewhere");
       // A renewal of a claim still A's extends it.
@@ -312,29 +324,15 @@ describe("a wake claim's release", () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     try {
       const inner = store.space("dedupe");
-      let betweenReadAndDelete: (() => Promise<void>) | undefined;
       // Process A's space: right after A reads its claim to release it, its claim lapses and B takes it.
-      const spaceA: KeyValueSpace = {
-        get: async <T>(key: string) => {
-          const read = await inner.get<T>(key);
-          const meanwhile = betweenReadAndDelete;
-          betweenReadAndDelete = undefined;
-          await meanwhile?.();
-          return read;
-        },
-        set: (key, value, ttlMs) => inner.set(key, value, ttlMs),
-        delete: (key) => inner.delete(key),
-        setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
-        replaceIf: (key, expected, value, ttlMs) => inner.replaceIf(key, expected, value, ttlMs),
-        deleteIf: (key, expected) => deleteIfHolds(inner, key, expected),
-      };
-      const a = new StoreWakeClaims(spaceA);
+      const spaceA = steppedAfterRead(inner);
+      const a = new StoreWakeClaims(spaceA.space);
       const b = new StoreWakeClaims(inner);
       expect(await a.take("m1")).toBe("won");
-      betweenReadAndDelete = async () => {
+      spaceA.afterNextRead(async () => {
         await inner.delete("wake-claim:m1");
         expect(await b.take("m1")).toBe("won");
-      };
+      });
       await a.release("m1");
       expect(await a.take("m1")).toBe("elsewhere");
       expect(await b.take("m1")).toBe("won");
