@@ -317,10 +317,8 @@ export class HandOverLanes {
     const outcome = await this.within(this.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
     if (outcome === "done") return;
     const dropped = [...this.lanes.keys()].flatMap((key) => this.abort(key, () => true));
-    const redelivered = dropped.filter((signal) => signal.redelivered?.() === true);
-    const tells = dropped.flatMap((signal) =>
-      signal.tell && !redelivered.includes(signal) ? [signal.tell] : [],
-    );
+    const notRedelivered = dropped.filter((signal) => signal.redelivered?.() !== true);
+    const tells = notRedelivered.flatMap((signal) => (signal.tell ? [signal.tell] : []));
     let told = 0;
     const telling = tells.map(async (tell) => {
       try {
@@ -334,7 +332,7 @@ export class HandOverLanes {
     this.options.logger.warn(
       {
         dropped: dropped.length,
-        redelivered: redelivered.length,
+        redelivered: dropped.length - notRedelivered.length,
         told,
         allTold: tellOutcome === "done" && told === tells.length,
       },
