@@ -9,6 +9,7 @@
  * was proposed in (stored with the step), never the one the plan went into.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { Card } from "../../src/core/card.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
@@ -43,6 +44,18 @@ async function started(
   const h = await makeHarness({ dataDir, runs, overrides: { defaults: defaults(mode) }, steps });
   await h.manager.start();
   return h;
+}
+
+/**
+ * `h` is asked to "plan it"; Boss approves the plan its turn proposes with `choice`
+ * ("plan_interactive", "plan_auto"), and the card `next` picks then shows: it is returned.
+ */
+async function planApproved(h: Harness, choice: string, next: (card: Card) => boolean): Promise<Card> {
+  await h.manager.receive(message("plan it"));
+  const out = h.outputs.for(thread());
+  const plan = await h.outputs.until(() => out.latestCards.find((c) => c.kind === "plan"), "plan card");
+  expect((await pressCard(h, plan, choice, BOSS)).status).toBe("accepted");
+  return h.outputs.until(() => out.latestCards.find(next), "the card after the plan");
 }
 
 let open: Harness[] = [];
@@ -117,17 +130,7 @@ describe("the mode of a resumed turn", () => {
       toolStep(["p1", "propose_plan", { plan: "1. steer a. 2. write b." }]),
       toolStep(["c1", "steer_note", { text: "a" }]),
     ]);
-    await first.manager.receive(message("plan it"));
-    const out1 = first.outputs.for(thread());
-    const plan = await first.outputs.until(
-      () => out1.latestCards.find((c) => c.kind === "plan"),
-      "plan card",
-    );
-    expect((await pressCard(first, plan, "plan_interactive", BOSS)).status).toBe("accepted");
-    const card = await first.outputs.until(
-      () => out1.latestCards.find((c) => c.tool === "steer_note"),
-      "card",
-    );
+    const card = await planApproved(first, "plan_interactive", (c) => c.tool === "steer_note");
     expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
     const records = new SessionRecords(first.store.space("sessions"));
     const stored = await records.get((await records.currentId(sessionKeyOf(thread()))) ?? "");
@@ -165,17 +168,7 @@ describe("the mode of a resumed turn", () => {
         ["c1", "write_note", { text: "git push --force" }],
       ),
     ]);
-    await first.manager.receive(message("plan it"));
-    const out1 = first.outputs.for(thread());
-    const plan = await first.outputs.until(
-      () => out1.latestCards.find((c) => c.kind === "plan"),
-      "plan card",
-    );
-    expect((await pressCard(first, plan, "plan_auto", BOSS)).status).toBe("accepted");
-    const question = await first.outputs.until(
-      () => out1.latestCards.find((c) => c.kind === "question"),
-      "question card",
-    );
+    const question = await planApproved(first, "plan_auto", (c) => c.kind === "question");
     expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
     await first.store.close();
 
