@@ -86,11 +86,10 @@ export class SkillSwitches {
         next.set(name, false);
       } else if (!legacy.success) next.set(name, false);
       else if (Object.hasOwn(legacy.data, name)) next.set(name, legacy.data[name]!);
-    });
-    for (const [name, at] of this.lastSet) {
+      // This process's own switch made since the read began is newer than what was read.
       const local = this.overrides.get(name);
-      if (at > startedAt && local !== undefined && names.includes(name)) next.set(name, local);
-    }
+      if ((this.lastSet.get(name) ?? 0) > startedAt && local !== undefined) next.set(name, local);
+    });
     if (!sameSwitches(this.overrides, next)) this.changes++;
     this.overrides = next;
   }
