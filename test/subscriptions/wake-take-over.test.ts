@@ -45,8 +45,11 @@ async function openProcess(url: string, clock: SteppedClock, wakesPerHour = 12) 
   return process;
 }
 
-/** A (whose timers run only when the test moves its clock) has a match waiting; B runs on. */
-async function matchWaitingInA(wakesPerHour?: number) {
+/**
+ * Processes A and B on one Redis, each on its own clock (its timers run only when the test moves
+ * it), both knowing Alice's subscription to #deploys.
+ */
+async function subscribedInBoth(wakesPerHour?: number) {
   redis = await startRedisServer();
   const clockA = new SteppedClock();
   const clockB = new SteppedClock();
@@ -54,6 +57,12 @@ async function matchWaitingInA(wakesPerHour?: number) {
   const b = await openProcess(redis.url, clockB, wakesPerHour);
   expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
   expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
+  return { a, b, clockA, clockB };
+}
+
+/** A (whose timers run only when the test moves its clock) has a match waiting; B runs on. */
+async function matchWaitingInA(wakesPerHour?: number) {
+  const { a, b, clockA, clockB } = await subscribedInBoth(wakesPerHour);
   expect(await a.harness.service.observe(message("deploy 9 failed"))).toEqual({
     status: "buffered",
     matched: 1,
@@ -101,13 +110,7 @@ describe("a wake-up waiting in a process that stops", () => {
   });
 
   it("is delivered by the process still running when that one had swept the channel before the message came", async () => {
-    redis = await startRedisServer();
-    const clockA = new SteppedClock();
-    const clockB = new SteppedClock();
-    const a = await openProcess(redis.url, clockA);
-    const b = await openProcess(redis.url, clockB);
-    expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
-    expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    const { a, b, clockA, clockB } = await subscribedInBoth();
     // B sweeps while nothing is buffered: it must not keep believing the channel empty.
     await runB(b, clockB, SWEEP_MS);
     const at = new Date(clockA.now()).toISOString();
@@ -122,13 +125,7 @@ describe("a wake-up waiting in a process that stops", () => {
   });
 
   it("of a message the platform delivered late is left to the process holding it while freshly buffered", async () => {
-    redis = await startRedisServer();
-    const clockA = new SteppedClock();
-    const clockB = new SteppedClock();
-    const a = await openProcess(redis.url, clockA);
-    const b = await openProcess(redis.url, clockB);
-    expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
-    expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    const { a, b, clockA, clockB } = await subscribedInBoth();
     // Ten minutes on, a message sent five minutes ago (after subscribing) is handed to A only now:
     // A's batch of it is fresh.
     clockA.advance(600_000);
