@@ -403,6 +403,16 @@ describe("skills commands", () => {
 });
 
 describe("a skill run directly", () => {
+  /** A fixture whose workspace holds the skill "check-deploy" (its steps: STEP ONE). */
+  async function withCheckDeploy(): Promise<void> {
+    fixture = await skillsFixture();
+    writeSkill(
+      fixture.workspaceSkills,
+      "check-deploy",
+      skillMd("check-deploy", "Check a deploy", "STEP ONE"),
+    );
+  }
+
   it("recognises skill <name> [text] (also /skill@Bot)", () => {
     expect(parseSkillRun("skill check-deploy prod")).toEqual({ name: "check-deploy", text: "prod" });
     expect(parseSkillRun("/skill@MyBot weekly-report")).toEqual({ name: "weekly-report", text: "" });
@@ -410,12 +420,7 @@ describe("a skill run directly", () => {
   });
 
   it("frames the skill and keeps what the person typed; other messages stay as typed", async () => {
-    fixture = await skillsFixture();
-    writeSkill(
-      fixture.workspaceSkills,
-      "check-deploy",
-      skillMd("check-deploy", "Check a deploy", "STEP ONE"),
-    );
+    await withCheckDeploy();
     const framed = await frameSkillRun(fixture.library, request({ prompt: "skill check-deploy prod" }));
     expect(framed?.meta).toEqual({ display: "skill check-deploy prod", skill: "check-deploy" });
     expect(framed?.content).toContain("STEP ONE");
@@ -426,12 +431,7 @@ describe("a skill run directly", () => {
   });
 
   it("notes a typed skill run of a switched-off or unknown skill, keeping the message as typed", async () => {
-    fixture = await skillsFixture();
-    writeSkill(
-      fixture.workspaceSkills,
-      "check-deploy",
-      skillMd("check-deploy", "Check a deploy", "STEP ONE"),
-    );
+    await withCheckDeploy();
     writeSkill(fixture.workspaceSkills, "off-one", skillMd("off-one", "Switched off"));
     await fixture.switches.set("off-one", false);
     const off = await frameSkillRun(fixture.library, request({ prompt: "skill off-one now" }));
