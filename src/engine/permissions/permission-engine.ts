@@ -104,6 +104,11 @@ export function commandOf(tool: AnyTool, args: Readonly<Record<string, unknown>>
   return tool.grantKey === "command" && typeof args.command === "string" ? args.command : undefined;
 }
 
+/** The file a path tool's call names, as its arguments spell it. */
+export function pathOf(tool: AnyTool, args: Readonly<Record<string, unknown>>): string | undefined {
+  return tool.grantKey === "path" && typeof args.path === "string" ? args.path : undefined;
+}
+
 /**
  * Why a call runs code the agent downloaded (download-execution.ts), or undefined. `downloaded`:
  * the files downloaded so far (see DecisionContext.facts).
@@ -123,8 +128,8 @@ function steeringWriteOf(
   args: Readonly<Record<string, unknown>>,
   request: ConversationExecutionRequest | undefined,
 ): string | undefined {
-  if (tool.grantKey !== "path" || typeof args.path !== "string") return undefined;
-  return steeringPathOf(args.path, request?.workspace.root);
+  const path = pathOf(tool, args);
+  return path === undefined ? undefined : steeringPathOf(path, request?.workspace.root);
 }
 
 function matchesPrefix(command: string, prefix: string): boolean {

@@ -8,11 +8,12 @@
  * file in `path`. step-downloads.ts does the same for what a step's commands download.
  */
 import { type AnyTool, callCategory } from "../../core/tool.js";
+import { pathOf } from "../permissions/permission-engine.js";
 
 /** The file a call writes, as its arguments name it, or undefined when it writes none by path. */
 export function writtenPathOf(tool: AnyTool, args: Readonly<Record<string, unknown>>): string | undefined {
-  if (tool.grantKey !== "path" || callCategory(tool, args) !== "write") return undefined;
-  return typeof args.path === "string" ? args.path : undefined;
+  const path = pathOf(tool, args);
+  return path !== undefined && callCategory(tool, args) === "write" ? path : undefined;
 }
 
 /**
