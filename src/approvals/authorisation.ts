@@ -158,9 +158,11 @@ export function loosenRefusal(
 /** The refusal for a person who may not loosen the session. */
 export const LOOSEN_REFUSAL = `Standing permissions and auto mode are for the session's owner — in a shared thread, ${LOOSENERS}. You can still approve this once.`;
 
+/** How a refusal of a call that steers every later session begins: why it is not the session's own. */
+const STEERS_EVERY_SESSION = "This changes what steers every later session, in every conversation, so";
+
 /** Why only a configured approver decides a call that steers every later session. */
-const STEERING_APPROVERS_ONLY =
-  "This changes what steers every later session, in every conversation, so only a configured approver can decide it.";
+const STEERING_APPROVERS_ONLY = `${STEERS_EVERY_SESSION} only a configured approver can decide it.`;
 
 /**
  * The end of a refusal for a change only a configured approver may decide, when none is configured
@@ -174,7 +176,7 @@ export function noApproversConfigured(platform: string): string {
 
 /** Why nobody may decide such a call on `platform`: no approver is configured there. */
 function noSteeringApprovers(platform: string): string {
-  return `This changes what steers every later session, in every conversation, so a configured approver must decide it, and ${noApproversConfigured(platform)}`;
+  return `${STEERS_EVERY_SESSION} a configured approver must decide it, and ${noApproversConfigured(platform)}`;
 }
 
 /**
