@@ -4,7 +4,7 @@
  * (tokens approximated as characters / 4); skills that do not fit are counted in a final
  * "…and N more" line, so the cost per turn stays bounded however many skills are installed.
  */
-import type { Skill } from "./skill.js";
+import { oneLineDescription, type Skill } from "./skill.js";
 
 /** Default catalog budget, in approximate tokens. */
 export const DEFAULT_CATALOG_BUDGET_TOKENS = 2_000;
@@ -20,7 +20,7 @@ export function approxTokens(text: string): number {
 }
 
 function lineOf(skill: Pick<Skill, "name" | "description">): string {
-  const flat = skill.description.replace(/\s+/g, " ").trim();
+  const flat = oneLineDescription(skill.description);
   const shown =
     flat.length > CATALOG_DESCRIPTION_MAX ? `${flat.slice(0, CATALOG_DESCRIPTION_MAX - 1)}…` : flat;
   return `- ${skill.name}: ${shown}`;

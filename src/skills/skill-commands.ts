@@ -16,12 +16,12 @@ import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
 import { type SkillSavers, savedSkillOf } from "./skill-savers.js";
 import { skillNameSchema } from "./skill-name.js";
-import { type Skill, sourceLabel } from "./skill.js";
+import { oneLineDescription, type Skill, sourceLabel } from "./skill.js";
 
 const DESCRIPTION_SHOWN = 120;
 
 function shortDescription(skill: Skill): string {
-  const flat = skill.description.replace(/\s+/g, " ").trim();
+  const flat = oneLineDescription(skill.description);
   return flat.length > DESCRIPTION_SHOWN ? `${flat.slice(0, DESCRIPTION_SHOWN - 1)}…` : flat;
 }
 
