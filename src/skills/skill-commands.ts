@@ -72,13 +72,13 @@ async function switchSkill(
   const missing = `There is no skill named "${name}". \`skills\` lists them.`;
   if (!skillNameSchema.safeParse(name).success) return missing;
   const { platform } = call.target;
-  // Read before the scan, so the skill the record is checked against is the one switched.
-  const savedBy = enabled ? undefined : await authority.savers.savedBy(name);
+  const approver = maySwitch(authority.approvers, platform, call.user.id);
+  // Asked only when the saver's record could decide, and read before the scan, so the skill the
+  // record is checked against is the one switched.
+  const savedBy = enabled || approver ? undefined : await authority.savers.savedBy(name);
   const entry = library.find(name, await library.scan());
   if (!entry) return missing;
-  const may =
-    maySwitch(authority.approvers, platform, call.user.id) ||
-    savedSkillOf(savedBy, qualifiedUserId(platform, call.user.id), entry);
+  const may = approver || savedSkillOf(savedBy, qualifiedUserId(platform, call.user.id), entry);
   if (!may)
     return `Only a configured approver for the whole workspace (\`approvals.approvers\`) can ${verb} skills${enabled ? "" : " (and whoever asked for a workspace skill to be saved can disable it while it is the one they saved)"}: the switch applies to every conversation, so a channel's approvers (\`approvals.per_channel\`) cannot.`;
   if (entry.enabled === enabled) return `The skill "${name}" is already ${enabled ? "on" : "off"}.`;

@@ -72,6 +72,19 @@ describe("who may save and switch skills", () => {
     skills.close();
   });
 
+  it("lets an approver switch a skill off without asking the store who saved it", async () => {
+    const skills = await skillsWith({ approvers: ["slack:U_BOSS"] });
+    const save = skills.tools.find((tool) => tool.name === "save_skill")!;
+    expect((await save.execute(args, SKILL_CALL_CONTEXT)).ok).toBe(true);
+    const read = fixture.space.get;
+    fixture.space.get = async <T>(key: string) => {
+      if (key.startsWith("saver:")) throw new Error("store unreachable");
+      return read<T>(key);
+    };
+    expect(await run(skills, "U_BOSS", ["disable", "helpful"])).toContain("is now disabled");
+    skills.close();
+  });
+
   it("does not let the saver of a hidden workspace skill switch off the data dir's skill of that name", async () => {
     fixture = await skillsFixture();
     writeSkill(fixture.dataSkills, "helpful", skillMd("helpful", "Operator's", "OPERATOR STEPS"));
