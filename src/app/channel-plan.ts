@@ -4,6 +4,7 @@
  * decide from it, and session assembly must not pull in the start-up machinery.
  */
 import type { CoworkerConfig } from "../config/schema.js";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 import type { ChannelStarter } from "./app-parts.js";
 
 /**
@@ -16,5 +17,5 @@ export function planChannels(config: CoworkerConfig, starters: readonly ChannelS
   const configured = starters.filter((starter) => starter.hasCredentials(config)).map((s) => s.platform);
   const mode = config.console.enabled;
   const console = mode === true || (mode === "auto" && configured.length === 0);
-  return console ? [...configured, "console"] : configured;
+  return console ? [...configured, CONSOLE_PLATFORM] : configured;
 }

@@ -14,6 +14,7 @@ import { registerConfigSecrets } from "../config/config-secrets.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 import type { ServiceFailure } from "../core/failure.js";
 import { createMetrics } from "../ops/metrics.js";
 import { createCoordination } from "../store/coordination/create-coordination.js";
@@ -286,7 +287,7 @@ export async function startApp(
     const channelContext: ChannelContext = { ...context, service: conversation.service };
     const starters = options.assembly.channels.filter((starter) => planned.includes(starter.platform));
     supervisors.push(...superviseChannels(channelContext, starters, warn));
-    if (planned.includes("console")) {
+    if (planned.includes(CONSOLE_PLATFORM)) {
       if (config.console.enabled === true) {
         options.io.stderr.write(`! ${CONSOLE_UNCHECKED}\n`);
         logger.warn(CONSOLE_UNCHECKED);

@@ -4,13 +4,14 @@
  * user id, which a name cannot fake, and a name going into markdown is escaped so it stays text.
  */
 import type { CardPerson } from "./card.js";
+import { CONSOLE_PLATFORM } from "./console-platform.js";
 
 /**
  * A person in plain text, where no platform formats them: the name and, except on the console
  * (one local person, no ids), the platform user id.
  */
 export function personText(person: CardPerson): string {
-  return person.platform === "console" ? person.name : `${person.name} (id ${person.id})`;
+  return person.platform === CONSOLE_PLATFORM ? person.name : `${person.name} (id ${person.id})`;
 }
 
 /**
