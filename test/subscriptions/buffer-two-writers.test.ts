@@ -4,8 +4,9 @@
  * and the pages a lost write left behind are deleted.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import type { KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { spaceLike } from "../support/space-like.js";
 import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CDEPLOY";
@@ -13,8 +14,7 @@ const OPTIONS = { maxEntries: 1_000, maxAgeMs: 86_400_000, pageSize: 3, shared: 
 
 /** A space that keeps which page keys are stored after its own writes and deletes. */
 function pageTracking(space: KeyValueSpace, live: Set<string>): KeyValueSpace {
-  return {
-    get: (key) => space.get(key),
+  return spaceLike(space, {
     set: async (key, value, ttl) => {
       await space.set(key, value, ttl);
       if (key.startsWith("page:")) live.add(key);
@@ -23,10 +23,7 @@ function pageTracking(space: KeyValueSpace, live: Set<string>): KeyValueSpace {
       live.delete(key);
       return space.delete(key);
     },
-    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-  };
+  });
 }
 
 describe("one channel's buffer written by two processes", () => {
@@ -46,6 +43,27 @@ describe("one channel's buffer written by two processes", () => {
 
   const texts = async (buffer: ChannelBuffer) =>
     (await buffer.read(CH, { limit: 100 }))?.entries.map((e) => `${e.seq}:${e.text}`);
+
+  it("reads only the head again while no process changed it, and the pages once one did", async () => {
+    const space = await server.openSpace();
+    const reads: string[] = [];
+    const counted = spaceLike(space, {
+      get: <T>(key: string) => {
+        reads.push(key.slice(0, key.indexOf(":")));
+        return space.get<T>(key);
+      },
+    });
+    const a = new ChannelBuffer(counted, OPTIONS);
+    const b = await openBuffer();
+    await a.append(CH, bufferInput("m1"));
+    reads.length = 0;
+    expect(await texts(a)).toEqual(["1:m1"]);
+    expect(reads).toEqual(["head"]);
+    await b.append(CH, bufferInput("m2"));
+    reads.length = 0;
+    expect(await texts(a)).toEqual(["1:m1", "2:m2"]);
+    expect(reads).toEqual(["head", "page"]);
+  });
 
   it("keeps every message when they take turns", async () => {
     const a = await openBuffer();
