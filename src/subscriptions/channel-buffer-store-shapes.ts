@@ -81,20 +81,6 @@ export function pageOf(seq: number, pageSize: number): number {
   return Math.floor((seq - 1) / pageSize);
 }
 
-/** Whether two heads describe the same stored buffer (same incarnation, entries and pages). */
-export function sameHead(a: BufferHead, b: BufferHead): boolean {
-  return (
-    a.epoch === b.epoch &&
-    a.lastSeq === b.lastSeq &&
-    a.floorSeq === b.floorSeq &&
-    a.pages.length === b.pages.length &&
-    a.pages.every(
-      (page, i) =>
-        page.index === b.pages[i]?.index && page.maxAt === b.pages[i]?.maxAt && page.rev === b.pages[i]?.rev,
-    )
-  );
-}
-
 /** The pages a stored head lists; none for a corrupt head (its pages are then unknown and stay). */
 export function listedPages(channelKey: string, raw: unknown): readonly PageInfo[] {
   try {

@@ -53,7 +53,6 @@ import {
   type PageInfo,
   pageLifetimeMs,
   pageSchema,
-  sameHead,
 } from "./channel-buffer-store-shapes.js";
 
 /** How many recent message ids per channel are remembered for duplicate detection. */
@@ -283,8 +282,8 @@ export class ChannelBuffer {
       this.states.set(channelKey, null);
       return null;
     }
+    if (cached && JSON.stringify(cached.stored) === JSON.stringify(raw)) return cached;
     const head = parseHead(channelKey, raw);
-    if (cached && sameHead(cached.head, head)) return cached;
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
     const tail = last ? await this.readPage(channelKey, head, last) : [];
