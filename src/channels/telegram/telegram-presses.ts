@@ -8,7 +8,6 @@
  */
 import type { Context } from "grammy";
 import type { ButtonPress, PressResult } from "../../core/button-press.js";
-import type { ThreadTarget } from "../../core/thread-target.js";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 import type { TelegramAccess } from "./telegram-access.js";
 import { parseCallbackData } from "./telegram-card.js";
@@ -98,14 +97,9 @@ export async function onStopGeneration(ctx: Context, deps: PressDeps): Promise<v
     name: stopped.chat.username ? `@${stopped.chat.username}` : (stopped.chat.first_name ?? ""),
   };
   if (!(await deps.access.allows(stopped.chat, user))) return;
-  const target: ThreadTarget = {
-    platform: "telegram",
-    workspace: "tg",
-    channel: String(stopped.chat.id),
-    ...(stopped.message_thread_id !== undefined && stopped.message_thread_id !== 1
-      ? { thread: String(stopped.message_thread_id) }
-      : {}),
-  };
+  // Topic 1 is a forum's General topic, the chat itself (as topicOf reads it).
+  const topic = stopped.message_thread_id !== 1 ? stopped.message_thread_id : undefined;
+  const target = chatTarget(stopped.chat.id, topic);
   await deps.service.press({
     kind: "control",
     control: "stop",
