@@ -7,7 +7,7 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
-import { deleteIfHolds, type KeyValueSpace, type SpaceEntry, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";
 import { spaceLike } from "../support/space-like.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 
@@ -20,7 +20,7 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
   const counts = { get: 0, set: 0, delete: 0, setMany: 0 };
   const writes: string[][] = [];
-  const wrapped: KeyValueSpace = {
+  const wrapped = spaceLike(space, {
     get: (key) => {
       counts.get += 1;
       return space.get(key);
@@ -33,9 +33,6 @@ function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
       counts.delete += 1;
       return space.delete(key);
     },
-    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     ...(options.setMany
       ? {
           setMany: (entries: readonly SpaceEntry[]) => {
@@ -45,7 +42,7 @@ function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
           },
         }
       : {}),
-  };
+  });
   return { counts, writes, space: wrapped };
 }
 

@@ -11,7 +11,8 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
-import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import type { KeyValueSpace } from "../../src/store/store.js";
+import { spaceLike } from "../support/space-like.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { tempStores } from "../support/temp-stores.js";
@@ -34,7 +35,7 @@ function metered(space: KeyValueSpace) {
     read.values += 1;
     read.bytes += Buffer.byteLength(JSON.stringify(value));
   };
-  const wrapped: KeyValueSpace = {
+  const wrapped = spaceLike(space, {
     get: async (key) => {
       const value = await space.get(key);
       count(value);
@@ -47,13 +48,8 @@ function metered(space: KeyValueSpace) {
       for (const value of values) count(value);
       return values as never;
     },
-    set: (key, value, ttl) => space.set(key, value, ttl),
-    delete: (key) => space.delete(key),
-    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
     ...(space.setMany ? { setMany: (entries) => space.setMany!(entries) } : {}),
-  };
+  });
   return { read, space: wrapped };
 }
 

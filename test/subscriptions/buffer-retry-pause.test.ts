@@ -5,8 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Clock } from "../../src/core/clock.js";
-import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import type { KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { spaceLike } from "../support/space-like.js";
 import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
 const CH = "slack:T1:CBUSY";
@@ -43,11 +44,7 @@ describe("a shared channel buffer's retries", () => {
   /** A space whose head commits each first let another process append to the channel, `times` times. */
   function losing(space: KeyValueSpace, other: ChannelBuffer, times: number): KeyValueSpace {
     let left = times;
-    return {
-      get: (key) => space.get(key),
-      set: (key, value, ttl) => space.set(key, value, ttl),
-      delete: (key) => space.delete(key),
-      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    return spaceLike(space, {
       replaceIf: async (key, expected, value, ttl) => {
         if (left > 0) {
           left -= 1;
@@ -55,8 +52,7 @@ describe("a shared channel buffer's retries", () => {
         }
         return space.replaceIf(key, expected, value, ttl);
       },
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
-    };
+    });
   }
 
   it("pauses a doubling backoff between attempts, from half of it to all of it at random", async () => {
