@@ -19,14 +19,18 @@ export function writtenPathOf(tool: AnyTool, args: Readonly<Record<string, unkno
 /**
  * For the step's call at each index, the files the calls before it write (they run before it:
  * writes never run beside other calls), the nearest first. `written`: what each call of the step
- * writes (writtenPathOf), undefined for none.
+ * writes (writtenPathOf), undefined for none. The step is read once: all of its writes, last
+ * first, end with the ones of the calls before any call, so each call's files are their tail.
  */
 export function stepWrittenFiles(
   written: readonly (string | undefined)[],
 ): (index: number) => readonly string[] {
-  return (index) =>
-    written
-      .slice(0, index)
-      .filter((path): path is string => path !== undefined)
-      .reverse();
+  const nearestFirst: string[] = [];
+  const before: number[] = [];
+  for (const path of written) {
+    before.push(nearestFirst.length);
+    if (path !== undefined) nearestFirst.push(path);
+  }
+  nearestFirst.reverse();
+  return (index) => nearestFirst.slice(nearestFirst.length - (before[index] ?? nearestFirst.length));
 }
