@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { NotRegularFileError, openChecked, openCheckedDir } from "../tools/files/anchored-fs.js";
+import { openCheckedDir } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
@@ -167,20 +167,12 @@ function fingerprintOf(plan: SavePlan): string {
 }
 
 /**
- * Add the x bits where the file at workspace-relative `relative` (in the staging folder, written
- * just now) has r bits: opened by the anchored walk, so no folder on the way swapped for a link
- * is followed, and its mode set on that open file, never by path.
+ * The mode bits a bundled file is created with, less the umask (0o755 and 0o644 under the usual
+ * 022): a script copied from an executable file is executable from its creation on, so no later
+ * open of it by path sets the bits.
  */
-async function makeExecutable(paths: WorkspacePaths, relative: string): Promise<void> {
-  const resolved = await paths.resolve(relative);
-  const { handle, stats } = await openChecked(resolved);
-  try {
-    if (!stats.isFile()) throw new NotRegularFileError(`${resolved.display} is not a regular file`);
-    await handle.chmod((stats.mode & 0o777) | ((stats.mode & 0o444) >> 2));
-  } finally {
-    await handle.close();
-  }
-}
+const SCRIPT_MODE = 0o777;
+const FILE_MODE = 0o666;
 
 /**
  * Write the skill's folder beside its destination, then rename it into place. Every step goes
@@ -201,8 +193,7 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   try {
     for (const file of plan.files) {
       const relative = path.join(skillsDir, staging, file.path);
-      await saveInWorkspace(paths, relative, file.content);
-      if (file.executable) await makeExecutable(paths, relative);
+      await saveInWorkspace(paths, relative, file.content, file.executable ? SCRIPT_MODE : FILE_MODE);
     }
     if (plan.exists) {
       // Until the new folder is in place the loader reads the old one under its aside name (while

@@ -1,7 +1,8 @@
 /**
  * save_skill against a command of another session swapping things in the workspace while the
- * save runs: a folder inside the staging folder swapped for a link must not send the executable
- * bit of a copied script onto a file outside the workspace, and a copied file swapped once opened
+ * save runs: a folder inside the staging folder swapped for a link must not send a copied script,
+ * or its executable bit, onto a file outside the workspace (the script is created executable by
+ * the anchored write, so nothing opens it again by path), and a copied file swapped once opened
  * does not mix its text and executable bit with those of the file put in its place.
  */
 import {
@@ -59,27 +60,55 @@ function saveTooling(to: string) {
   );
 }
 
-it("a folder of the staging folder swapped for a link after a script is written: the x bit lands on nothing outside", async () => {
-  fixture = await skillsFixture();
-  const skills = fixture.workspaceSkills;
-  const outside = path.join(fixture.root, "outside");
+/** The workspace's tool.sh (executable), and outside it a folder holding a plain run.sh. */
+function scriptAndOutside(): string {
+  const outside = path.join(fixture!.root, "outside");
   mkdirSync(outside);
   writeFileSync(path.join(outside, "run.sh"), "not the workspace's\n");
   chmodSync(path.join(outside, "run.sh"), 0o644);
-  writeFileSync(path.join(fixture.workspace, "tool.sh"), "#!/bin/sh\necho hi\n");
-  chmodSync(path.join(fixture.workspace, "tool.sh"), 0o755);
+  writeFileSync(path.join(fixture!.workspace, "tool.sh"), "#!/bin/sh\necho hi\n");
+  chmodSync(path.join(fixture!.workspace, "tool.sh"), 0o755);
+  return outside;
+}
+
+/** The staging folder's `name` made a link to `outside`. */
+function swapStagingFolder(name: string, outside: string): void {
+  const skills = fixture!.workspaceSkills;
+  const staging = readdirSync(skills).find((entry) => entry.includes(".saving-")) ?? "";
+  rmSync(path.join(skills, staging, name), { recursive: true, force: true });
+  symlinkSync(outside, path.join(skills, staging, name));
+}
+
+it("a folder of the staging folder swapped for a link after a script is written: the script was in place executable, and the x bit lands on nothing outside", async () => {
+  fixture = await skillsFixture();
+  const outside = scriptAndOutside();
+  let inPlace: number | undefined;
   after.call = "rename";
   after.suffix = "/run.sh";
   after.run = () => {
-    const staging = readdirSync(skills).find((name) => name.includes(".saving-")) ?? "";
-    const scripts = path.join(skills, staging, "scripts");
-    rmSync(scripts, { recursive: true, force: true });
-    symlinkSync(outside, scripts);
+    const staging = readdirSync(fixture!.workspaceSkills).find((entry) => entry.includes(".saving-")) ?? "";
+    inPlace = statSync(path.join(fixture!.workspaceSkills, staging, "scripts", "run.sh")).mode & 0o777;
+    swapStagingFolder("scripts", outside);
   };
+  await saveTooling("scripts/run.sh");
+  expect(after.run).toBeUndefined();
+  expect(inPlace).toBe(0o777 & ~process.umask());
+  expect(statSync(path.join(outside, "run.sh")).mode & 0o777).toBe(0o644);
+  expect(readFileSync(path.join(outside, "run.sh"), "utf8")).toBe("not the workspace's\n");
+});
+
+it("a folder of the staging folder swapped for a link before a script is written: the write refuses the link, and nothing lands outside", async () => {
+  fixture = await skillsFixture();
+  const outside = scriptAndOutside();
+  after.call = "rename";
+  after.suffix = "/SKILL.md";
+  after.run = () => swapStagingFolder("scripts", outside);
   const saved = await saveTooling("scripts/run.sh");
   expect(after.run).toBeUndefined();
-  expect(statSync(path.join(outside, "run.sh")).mode & 0o777).toBe(0o644);
   expect(saved.ok).toBe(false);
+  expect(readdirSync(outside)).toEqual(["run.sh"]);
+  expect(statSync(path.join(outside, "run.sh")).mode & 0o777).toBe(0o644);
+  expect(readFileSync(path.join(outside, "run.sh"), "utf8")).toBe("not the workspace's\n");
 });
 
 it("a copied script swapped for another file once opened: the saved file is the opened one's text and x bit", async () => {

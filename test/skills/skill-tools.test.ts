@@ -218,9 +218,11 @@ describe("save_skill", () => {
     expect(card).toContain(".coworker/skills/checker/notes.md\nplain");
     expect((await tool.execute(bundled, context)).ok).toBe(true);
     const saved = path.join(fixture.workspaceSkills, "checker");
-    expect(statSync(path.join(saved, "scripts", "check.sh")).mode & 0o111).not.toBe(0);
+    // Created with 0o777 and 0o666, less the umask: 0o755 and 0o644 under the usual 022.
+    const umask = process.umask();
+    expect(statSync(path.join(saved, "scripts", "check.sh")).mode & 0o777).toBe(0o777 & ~umask);
     expect(execFileSync(path.join(saved, "scripts", "check.sh"), { encoding: "utf8" })).toBe("CHECKED\n");
-    expect(statSync(path.join(saved, "notes.md")).mode & 0o111).toBe(0);
+    expect(statSync(path.join(saved, "notes.md")).mode & 0o777).toBe(0o666 & ~umask);
   });
 
   it("copies from the uploads of the asking conversation only, as the file tools read", async () => {

@@ -219,8 +219,14 @@ export async function readIfExists(
  * Write `data` as the whole new content of the checked path: parents are created, the target
  * must be a regular file with no other hard link (or missing), and the bytes land in a temporary
  * file in the same directory renamed over the target. Returns whether a file was replaced.
+ * `createMode`: the mode bits a new file is created with (the umask applies), given at its
+ * exclusive, link-refusing creation, so no later open sets them; a replaced file keeps its own.
  */
-export async function writeChecked(file: ResolvedPath, data: string | Uint8Array): Promise<boolean> {
+export async function writeChecked(
+  file: ResolvedPath,
+  data: string | Uint8Array,
+  createMode = 0o666,
+): Promise<boolean> {
   const shown = file.display;
   return inParentDir(
     file,
@@ -239,7 +245,7 @@ export async function writeChecked(file: ResolvedPath, data: string | Uint8Array
           `${shown} has ${existing.nlink} hard links, so other paths (possibly outside the workspace) share its content; refusing to write through it`,
         );
       const temp = `.${name}.coworker-${randomBytes(6).toString("hex")}.tmp`;
-      const mode = existing ? existing.mode & 0o7777 : 0o666;
+      const mode = existing ? existing.mode & 0o7777 : createMode;
       const handle = await open(dir.child(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
       try {
         try {

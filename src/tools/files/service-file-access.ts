@@ -35,15 +35,17 @@ export function refusalReason(error: unknown): string | undefined {
 
 /**
  * Write `data` as the file at workspace-relative `relative`; the workspace folder and the parents
- * are made when missing. Throws when the path is unsafe.
+ * are made when missing. `createMode`: the mode bits the file gets when new (writeChecked).
+ * Throws when the path is unsafe.
  */
 export async function saveInWorkspace(
   workspace: WorkspacePaths,
   relative: string,
   data: Uint8Array | string,
+  createMode?: number,
 ): Promise<void> {
   await mkdir(workspace.root, { recursive: true });
-  await writeChecked(await workspace.resolve(relative), data);
+  await writeChecked(await workspace.resolve(relative), data, createMode);
 }
 
 /**
