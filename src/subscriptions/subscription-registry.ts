@@ -19,7 +19,8 @@ import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
-import type { Clock, TimerHandle } from "../core/clock.js";
+import type { Clock } from "../core/clock.js";
+import { PeriodicTask } from "../core/periodic-task.js";
 import type { CatalogChange, SubscriptionCatalog } from "./subscription-catalog.js";
 import {
   channelKeyOf,
@@ -70,7 +71,8 @@ export class SubscriptionRegistry {
   private readonly catalog: SubscriptionCatalog;
   /** A refresh queued and not started yet: later callers share it. */
   private queuedRefresh: Promise<void> | undefined;
-  private timer: TimerHandle | undefined;
+  /** With a shared catalog and `reconcile`: the periodic refresh. */
+  private reconciling: PeriodicTask | undefined;
   private closed = false;
 
   private constructor(
@@ -91,7 +93,7 @@ export class SubscriptionRegistry {
     const registry = new SubscriptionRegistry(space, options);
     await options.catalog.watch((change) => registry.changed(change));
     await registry.serially(() => registry.reconcile(true));
-    registry.arm();
+    registry.startReconciling();
     return registry;
   }
 
@@ -261,8 +263,7 @@ export class SubscriptionRegistry {
   /** Stop reconciling and listening for changes; resolves once a re-read under way has finished. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) this.options.reconcile?.clock.clearTimer(this.timer);
-    this.timer = undefined;
+    this.reconciling?.stop();
     await this.catalog.close();
     await this.serially(async () => undefined);
   }
@@ -331,16 +332,15 @@ export class SubscriptionRegistry {
     this.options.onGone?.(id);
   }
 
-  private arm(): void {
+  private startReconciling(): void {
     const reconcile = this.options.reconcile;
     if (!reconcile || !this.catalog.shared || this.closed) return;
-    this.timer = reconcile.clock.setTimer(() => {
-      this.refresh()
-        .catch((error: unknown) =>
-          this.options.onError(error, "reconciling subscriptions with the shared catalog"),
-        )
-        .finally(() => this.arm());
-    }, reconcile.intervalMs);
+    this.reconciling = new PeriodicTask({
+      clock: reconcile.clock,
+      intervalMs: reconcile.intervalMs,
+      run: () => this.refresh(),
+      onError: (error) => this.options.onError(error, "reconciling subscriptions with the shared catalog"),
+    });
   }
 
   private pick(ids: ReadonlySet<string> | undefined): readonly Subscription[] {
