@@ -23,6 +23,7 @@ import { describeProblems } from "../core/schema-problems.js";
 import { type CanonicalChannelsDeps, canonicaliseChannels } from "./canonical-channels.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
+import { type PendingRebuildDeps, rebuildPending } from "./pending-rebuild.js";
 import { PendingSweep } from "./pending-sweep.js";
 import type { Caller } from "../core/thread-target.js";
 import { DirectoryLookup, type Outcome } from "./channel-access.js";
@@ -73,6 +74,8 @@ export class SubscriptionService {
   private readonly cursors: ReadCursors;
   private readonly scheduler: WakeScheduler;
   private readonly delivery: WakeDelivery;
+  /** What rebuilding pending batches from the buffer needs (pending-rebuild.ts). */
+  private readonly rebuild: PendingRebuildDeps;
   private readonly directories: DirectoryLookup;
   private readonly settings: SubscriptionSettings;
   private readonly clock: Clock;
@@ -123,13 +126,20 @@ export class SubscriptionService {
       buffer: this.buffer,
       cursors: this.cursors,
       settings,
-      scheduler: this.scheduler,
       sink: options.sink,
       notices: new FailureNotices(options.store.space("dedupe")),
       close: (subscription) => this.close(subscription),
       tell: (subscription, text) => this.tell(subscription, text),
       onError: this.onError,
     });
+    this.rebuild = {
+      registry,
+      directories: this.directories,
+      buffer: this.buffer,
+      bufferMaxMessages: settings.bufferMaxMessages,
+      scheduler: this.scheduler,
+      onError: this.onError,
+    };
     const { shared } = options;
     this.sweep = shared
       ? new PendingSweep({
@@ -137,7 +147,9 @@ export class SubscriptionService {
           intervalMs: shared.sweepMs ?? DEFAULT_SWEEP_MS,
           settings,
           subscriptions: () => registry.all(),
-          rebuild: (subscription, bufferedBy) => this.delivery.rebuildPending(subscription, bufferedBy),
+          rebuild: (subscriptions, bufferedBy, stopped) =>
+            rebuildPending(this.rebuild, subscriptions, { bufferedBy, stopped }),
+          onError: this.onError,
         })
       : undefined;
   }
@@ -166,7 +178,7 @@ export class SubscriptionService {
     });
     service = new SubscriptionService(registry, options);
     for (const directory of options.directories) await canonicaliseChannels(service.moves, directory);
-    for (const subscription of registry.all()) await service.delivery.rebuildPending(subscription);
+    await rebuildPending(service.rebuild, registry.all());
     return service;
   }
 

@@ -8,12 +8,11 @@
  * a wake-up the subscription's wake marker and the session's read cursor move past what was
  * delivered. A batch whose subscription's hand-overs have failed for an hour (wake-failures.ts)
  * tells the subscriber so when it fails too, once per run across processes (failure-notices.ts;
- * a notice that could not be posted is asked for again by the next failing try). At open, the
- * batches that were pending when the process stopped are rebuilt from the buffer after the wake
- * marker; with several processes, overdue ones left by a process that stopped are rebuilt
- * periodically too (pending-sweep.ts).
+ * a notice that could not be posted is asked for again by the next failing try). The batches
+ * pending when a process stopped are rebuilt from the buffer after the wake marker by
+ * pending-rebuild.ts.
  */
-import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
+import { type BufferPosition, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
 import type { DirectoryLookup } from "./channel-access.js";
 import type { FailureNotices } from "./failure-notices.js";
@@ -23,9 +22,7 @@ import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
 import { channelShown } from "./subscription-text.js";
 import { renderWakeInput } from "./wake-prompt.js";
-import { wakesSubscription } from "./wake-rule.js";
 import { NoticeNotPostedError, type ReadyBatch } from "./wake-contract.js";
-import type { WakeScheduler } from "./wake-scheduler.js";
 import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
 
 export interface WakeDeliveryDeps {
@@ -34,8 +31,6 @@ export interface WakeDeliveryDeps {
   readonly buffer: ChannelBuffer;
   readonly cursors: ReadCursors;
   readonly settings: SubscriptionSettings;
-  /** Where rebuilt batches are scheduled. */
-  readonly scheduler: WakeScheduler;
   readonly sink: WakeSink;
   /** End a subscription: its index entries, pending batch, read cursor and, last in its channel, the buffer. */
   readonly close: (subscription: Subscription) => Promise<void>;
@@ -46,7 +41,7 @@ export interface WakeDeliveryDeps {
   readonly onError: (error: unknown, context: string) => void;
 }
 
-/** Delivers ready batches to their sessions, and rebuilds the pending ones at open. */
+/** Delivers ready batches to their sessions. */
 export class WakeDelivery {
   constructor(private readonly deps: WakeDeliveryDeps) {}
 
@@ -120,31 +115,6 @@ export class WakeDelivery {
     } catch (error) {
       // Delivered all the same: trying again would wake the session twice (a restart may, from the marker).
       this.deps.onError(error, `recording the wake-up of subscription ${subscription.id}`);
-    }
-  }
-
-  /**
-   * Re-schedule matches buffered after the last delivered wake-up (or after subscribing); with
-   * `bufferedBy` (ms), only those buffered at or before it (sent, for entries that do not say
-   * when they were buffered). Never rejects: failures go to `onError`.
-   */
-  async rebuildPending(subscription: Subscription, bufferedBy?: number): Promise<void> {
-    const ref = subscription.channelRef;
-    try {
-      const woken = await this.deps.registry.wokenThrough(subscription.id);
-      const read = await this.bufferAfter(subscription, woken);
-      if (!read) return;
-      const bot = this.deps.directories.find(ref.platform, ref.workspace)?.bot;
-      for (const entry of read.entries) {
-        if (!isAfter(entry, read.epoch, woken) || !wakesSubscription(subscription, entry, bot)) continue;
-        if (bufferedBy !== undefined && Date.parse(entry.bufferedAt ?? entry.at) > bufferedBy) continue;
-        this.deps.scheduler.add(subscription.id, subscription.sessionId, {
-          entry,
-          position: positionOf(entry, read.epoch),
-        });
-      }
-    } catch (error) {
-      this.deps.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
     }
   }
 
