@@ -14,6 +14,13 @@
  * default), the worker acks nothing: the main thread acks each event when it reads it, and Slack
  * redelivers the rest.
  *
+ * A main thread that beats but reads slower than events arrive (a burst of thousands, a long
+ * synchronous task between beats) would let acked frames pile up in the port without bound: memory
+ * that grows, and events Slack will not send again, lost if the process dies. So the worker counts
+ * the messages it posts, the main thread says with each beat how many it has taken in (and beats
+ * after each batch it takes), and while MAX_UNTAKEN are waiting the worker neither acks nor posts
+ * an event: Slack redelivers it later, which is Slack's own back-pressure.
+ *
  * The worker holds only the `ws` socket (a few MB; the SDK's client would load the whole Web API
  * client into it a second time); finding the URL and connecting again is slack-socket-client.ts's
  * work on the main thread. Its program is plain JavaScript (worker threads run outside the
@@ -46,18 +53,50 @@ export interface SocketThreadTiming {
 const HEARTBEAT_MS = 1_000;
 
 /**
+ * At most this many messages wait in the port for the main thread. An event frame is a few KB
+ * (Slack's are mostly 1–5 KB; the largest allowed is SLACK_BODY_LIMIT), so this holds a few MB in
+ * the usual case; handing one to Bolt takes well under a millisecond, so a thousand waiting is a
+ * real backlog, not a burst the next turn of the loop clears; and it is the most acked events a
+ * process that dies now can lose. Far above Slack's sustained rate for one app (30,000 events an
+ * hour per workspace, under ten a second), so only a stalled or swamped main thread reaches it.
+ */
+const MAX_UNTAKEN = 1_000;
+/**
+ * Held back, the worker takes events again once fewer than this are waiting: half drained, so a
+ * main thread just keeping up does not switch the hold on and off (and log it) every few frames.
+ */
+const RESUME_BELOW = MAX_UNTAKEN / 2;
+
+/**
  * The worker's program (a CommonJS script). Messages in: "connect" (a URL), "ack", "beat" (the main
- * thread is alive), "stop" (close, then end). Messages out: "hello" (Slack greeted the connection),
- * "closed" (it ended, with why: never the URL, whose ticket is a credential), "frame", "refused",
- * "log".
+ * thread is alive, with how many messages it has taken in), "stop" (close, then end). Messages
+ * out: "hello" (Slack greeted the connection), "closed" (it ended, with why: never the URL, whose
+ * ticket is a credential), "frame", "refused", "log".
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const WebSocket = require(workerData.wsModule);
-const post = (message) => parentPort.postMessage(message);
+let posted = 0;
+let taken = 0;
+let holding = false;
+const post = (message) => {
+  posted += 1;
+  parentPort.postMessage(message);
+};
 let socket;
 let lastBeat = performance.now();
 const mainAlive = () => performance.now() - lastBeat <= workerData.mainSilenceMs;
+// Whether events wait for the main thread to catch up (see MAX_UNTAKEN); says so when that changes.
+const holdingBack = () => {
+  const waiting = posted - taken;
+  const hold = waiting >= (holding ? workerData.resumeBelow : workerData.maxUntaken);
+  if (hold === holding) return holding;
+  holding = hold;
+  post(hold
+    ? { kind: "log", level: "warn", text: "socket mode: " + waiting + " messages wait for the main thread; events are left unacknowledged for Slack to redeliver until it catches up" }
+    : { kind: "log", level: "info", text: "socket mode: the main thread caught up (" + waiting + " messages wait); events are acknowledged again" });
+  return holding;
+};
 const envelopeIdOf = (frame) => {
   const id = frame !== null && typeof frame === "object" ? frame.envelope_id : undefined;
   return typeof id === "string" && id.length > 0 && id.length <= 200 ? id : undefined;
@@ -90,6 +129,8 @@ function onFrame(ws, data, isBinary, drop, greeted) {
     return post({ kind: "hello" });
   }
   if (type === "disconnect") return drop("Slack asked to reconnect (" + String(frame.reason) + ")");
+  // Neither acked nor posted: Slack redelivers it, when the main thread has caught up or elsewhere.
+  if (type === "events_api" && holdingBack()) return;
   const envelopeId = type === "events_api" && mainAlive() ? envelopeIdOf(frame) : undefined;
   post({ kind: "frame", text, acked: envelopeId !== undefined && ack(ws, envelopeId, {}) });
 }
@@ -150,6 +191,7 @@ parentPort.on("message", (message) => {
     connect(message.url);
   } else if (message.kind === "beat") {
     lastBeat = performance.now();
+    taken = message.taken;
   } else if (message.kind === "ack") {
     if (socket) ack(socket, message.envelopeId, message.body);
   } else if (message.kind === "stop") {
@@ -182,6 +224,10 @@ export type ThreadMessage = z.infer<typeof postedSchema>;
 export class SocketThread extends EventEmitter {
   private readonly worker: Worker;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Messages from the worker handed on so far (see MAX_UNTAKEN). */
+  private taken = 0;
+  /** A beat is due once the messages that arrived in this turn of the loop are handed on. */
+  private beatDue = false;
 
   constructor(timing: SocketThreadTiming) {
     super();
@@ -190,6 +236,8 @@ export class SocketThread extends EventEmitter {
       workerData: {
         ...timing,
         maxFrameBytes: SLACK_BODY_LIMIT,
+        maxUntaken: MAX_UNTAKEN,
+        resumeBelow: RESUME_BELOW,
         wsModule: createRequire(import.meta.url).resolve("ws"),
       },
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 2 },
@@ -202,6 +250,13 @@ export class SocketThread extends EventEmitter {
           ? posted.data
           : { kind: "log", level: "error", text: "the socket mode thread posted an unexpected message" },
       );
+      this.taken += 1;
+      if (this.beatDue) return;
+      this.beatDue = true;
+      setImmediate(() => {
+        this.beatDue = false;
+        this.beat();
+      });
     });
     this.worker.on("error", (error) =>
       this.emit("message", {
@@ -214,10 +269,7 @@ export class SocketThread extends EventEmitter {
       clearInterval(this.heartbeat);
       this.emit("exit", code);
     });
-    this.heartbeat = setInterval(
-      () => this.worker.postMessage({ kind: "beat" }),
-      Math.min(HEARTBEAT_MS, timing.mainSilenceMs / 4),
-    );
+    this.heartbeat = setInterval(() => this.beat(), Math.min(HEARTBEAT_MS, timing.mainSilenceMs / 4));
     this.heartbeat.unref();
   }
 
@@ -229,6 +281,11 @@ export class SocketThread extends EventEmitter {
   /** Acknowledge an envelope the worker passed on unacknowledged, with `body` as its answer. */
   ack(envelopeId: string, body: Readonly<Record<string, unknown>>): void {
     this.worker.postMessage({ kind: "ack", envelopeId, body });
+  }
+
+  /** Tell the worker the main thread is alive, and how many of its messages it has taken in. */
+  private beat(): void {
+    this.worker.postMessage({ kind: "beat", taken: this.taken });
   }
 
   /** Close the connection and end the worker; resolves once it has ended. */

@@ -2,9 +2,12 @@
  * The Socket Mode connection's own thread: an event is acknowledged while the main thread's event
  * loop is blocked (Slack, in a thread of its own here, sees the ack; the envelope reaches Bolt
  * once the loop runs again); but once the main thread has given no sign of life for longer than
- * allowed, events are left unacknowledged until it reads them, so Slack would redeliver them.
+ * allowed, events are left unacknowledged until it reads them, so Slack would redeliver them; and
+ * while a thousand messages wait for a main thread that is alive but behind, further events are
+ * neither acknowledged nor passed on (Slack redelivers them) until it has taken the backlog in.
  */
 import { App } from "@slack/bolt";
+import pino, { type Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { IntakeLog } from "../../../src/channels/intake-log.js";
 import { SocketReceiver } from "../../../src/channels/slack/slack-socket-receiver.js";
@@ -17,12 +20,16 @@ afterEach(async () => {
 });
 
 /** A Bolt app on a SocketReceiver on `slack`, recording the text of each message event. */
-async function boltOn(slack: FakeSlackThread, mainSilenceMs?: number): Promise<string[]> {
+async function boltOn(
+  slack: FakeSlackThread,
+  mainSilenceMs?: number,
+  logger = silentLogger,
+): Promise<string[]> {
   const { apiUrl, state } = slack.address;
   const receiver = new SocketReceiver({
     appToken: state.appToken,
     slackApiUrl: apiUrl,
-    logger: silentLogger,
+    logger,
     ...(mainSilenceMs === undefined ? {} : { mainSilenceMs }),
   });
   const bolt = receiver.open({
@@ -83,5 +90,34 @@ describe("the Socket Mode thread", () => {
     expect(seen).toEqual([]);
     await expect.poll(() => seen, { timeout: 10_000 }).toEqual(["while you were stuck"]);
     await expect.poll(() => Atomics.load(acked, 0), { timeout: 10_000 }).toBe(1);
+  });
+
+  it("holds back events while a thousand messages wait for a main thread that is alive but behind, and acks again once it took them in", async () => {
+    const slack = await startFakeSlackThread();
+    cleanups.push(() => slack.close());
+    const lines: string[] = [];
+    const logger: Logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    // Silence is allowed for a minute: a main thread stopped for less still counts as alive.
+    const seen = await boltOn(slack, 60_000, logger);
+    // The beat telling the thread that hello's message was taken in has been sent.
+    await new Promise((resolve) => setImmediate(resolve));
+
+    // The main thread stops here, taking nothing in: the first thousand events are acked and wait for it.
+    const burst = Array.from({ length: 1_000 }, (_, i) => `burst ${i}`);
+    const burstAcks = burst.map((text) => slack.pushDm(text));
+    const held = ["held 1", "held 2", "held 3"].map((text) => slack.pushDm(text));
+    for (const acked of burstAcks) expect(Atomics.wait(acked, 0, 0, 10_000)).not.toBe("timed-out");
+    expect(seen).toEqual([]);
+
+    // Running again, it takes the thousand in; the next event is acked and handed on.
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1_000);
+    const after = slack.pushDm("after the backlog");
+    await expect.poll(() => Atomics.load(after, 0), { timeout: 10_000 }).toBe(1);
+    // Acks reach the fake in the order sent on the one connection: one for a held event would be in by now.
+    expect(held.map((acked) => Atomics.load(acked, 0))).toEqual([0, 0, 0]);
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1_001);
+    expect(seen).toEqual([...burst, "after the backlog"]);
+    const said = (text: string) => lines.filter((line) => line.includes(text)).length;
+    expect([said("wait for the main thread"), said("the main thread caught up")]).toEqual([1, 1]);
   });
 });
