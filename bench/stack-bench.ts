@@ -20,13 +20,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { ThreadOutput } from "../src/core/thread-output.js";
 import type { ThreadTarget } from "../src/core/thread-target.js";
-import {
-  deleteIfHolds,
-  type KeyValueSpace,
-  type SpaceEntry,
-  type Store,
-  type StoreNamespace,
-} from "../src/store/store.js";
+import type { KeyValueSpace, SpaceEntry, Store, StoreNamespace } from "../src/store/store.js";
 import type { SessionManager } from "../src/sessions/session-manager.js";
 import { WrappedStore } from "../test/support/wrapped-store.js";
 import { instantStack } from "./support/instant.js";
@@ -69,7 +63,7 @@ class CountingStore extends WrappedStore {
       delete: (key) => count("delete", () => inner.delete(key)),
       setIfAbsent: (key, value, ttl) => count("setIfAbsent", () => inner.setIfAbsent(key, value, ttl)),
       replaceIf: (key, expected, value, ttlMs) => inner.replaceIf(key, expected, value, ttlMs),
-      deleteIf: (key, expected) => deleteIfHolds(inner, key, expected),
+      deleteIf: (key, expected) => inner.deleteIf(key, expected),
     };
   }
 }

@@ -13,13 +13,7 @@ import {
   type FenceRef,
   StaleFenceError,
 } from "../store/coordination/coordination.js";
-import {
-  deleteIfHolds,
-  type KeyValueSpace,
-  type SpaceEntry,
-  type StoreNamespace,
-  setAll,
-} from "../store/store.js";
+import { type KeyValueSpace, type SpaceEntry, type StoreNamespace, setAll } from "../store/store.js";
 
 /** The session a key of one of the turn-state namespaces belongs to, if any. */
 export function sessionOfKey(namespace: StoreNamespace, key: string): string | undefined {
@@ -76,7 +70,7 @@ export function fencedSpace(
       return unfenceable("compare-and-set", key);
     },
     deleteIf(key, expected) {
-      if (!fenceFor(key)) return deleteIfHolds(space, key, expected);
+      if (!fenceFor(key)) return space.deleteIf(key, expected);
       return unfenceable("compare-and-delete", key);
     },
     async setMany(entries) {

@@ -64,10 +64,9 @@ export interface KeyValueSpace {
   /**
    * Compare-and-delete: delete `key` only while it still holds `expected` (a value read from it,
    * compared as `replaceIf` compares, live), atomically across every process on the store; true
-   * when this call deleted it. Optional (spaces built elsewhere may lack it): call it through
-   * `deleteIfHolds`.
+   * when this call deleted it. False (nothing deleted) when the key is absent or holds anything else.
    */
-  deleteIf?(key: string, expected: unknown): Promise<boolean>;
+  deleteIf(key: string, expected: unknown): Promise<boolean>;
 }
 
 /** `space.getMany(keys)` when the space has it, else one `get` per key. */
@@ -83,13 +82,10 @@ export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[
 }
 
 /**
- * `space.deleteIf(key, expected)`; refused when the space lacks it (one built elsewhere that does
- * not pass it on), rather than a read and a delete, which another process's write could fall
- * between.
+ * `space.deleteIf(key, expected)`. Kept only for the test doubles in test/subscriptions that still
+ * call it: they are to call `deleteIf` directly, and this goes with them.
  */
 export function deleteIfHolds(space: KeyValueSpace, key: string, expected: unknown): Promise<boolean> {
-  if (!space.deleteIf)
-    return Promise.reject(new Error(`store: this space offers no compare-and-delete (${key})`));
   return space.deleteIf(key, expected);
 }
 

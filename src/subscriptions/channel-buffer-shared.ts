@@ -7,7 +7,7 @@
  * failed write made must be cleaned up.
  */
 import { backoffMs } from "../core/backoff.js";
-import { deleteIfHolds, type KeyValueSpace } from "../store/store.js";
+import type { KeyValueSpace } from "../store/store.js";
 import { bufferHeadKey, deletePages, listedPages, type PageKey } from "./channel-buffer-store-shapes.js";
 
 /** How many times a shared write or read starts again after other processes moved the head meanwhile. */
@@ -61,7 +61,7 @@ export async function dropOnce(space: KeyValueSpace, channelKey: string): Promis
   const headKey = bufferHeadKey(channelKey);
   const raw = await space.get(headKey);
   if (raw === undefined) return true;
-  if (!(await deleteIfHolds(space, headKey, raw))) return null;
+  if (!(await space.deleteIf(headKey, raw))) return null;
   await deletePages(space, channelKey, listedPages(channelKey, raw));
   return true;
 }

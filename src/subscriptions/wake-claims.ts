@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { HOUR_MS } from "../store/slot-budget.js";
-import { deleteIfHolds, type KeyValueSpace } from "../store/store.js";
+import type { KeyValueSpace } from "../store/store.js";
 import { updateByCompareAndSet } from "../store/update-by-compare-and-set.js";
 
 /** How a claim went: this process's now, kept by a delivered wake-up, or being handed over elsewhere. */
@@ -94,7 +94,7 @@ export class StoreWakeClaims implements WakeClaims {
   async release(key: string): Promise<void> {
     const stored = await this.space.get(storeKey(key));
     const held = parsed(stored);
-    if (held?.owner === this.owner && !held.kept) await deleteIfHolds(this.space, storeKey(key), stored);
+    if (held?.owner === this.owner && !held.kept) await this.space.deleteIf(storeKey(key), stored);
   }
 
   private async held(key: string): Promise<ClaimRecord | undefined> {

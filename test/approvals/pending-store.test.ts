@@ -12,7 +12,7 @@ import {
 import { PendingStore } from "../../src/approvals/pending-store.js";
 import { InProcessCoordination } from "../../src/store/coordination/in-process-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 import { tempDir } from "../sessions/helpers/harness.js";
 
@@ -198,7 +198,7 @@ function watchedStore(inner: Store) {
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
     replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
   });
   const store: Store = {
     description: inner.description,

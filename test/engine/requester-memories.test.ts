@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MEMORIES_SECTION_MAX_CHARS, memoriesSection } from "../../src/engine/instructions.js";
 import { RequesterMemories } from "../../src/engine/requester-memories.js";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
 import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
 
@@ -26,7 +26,7 @@ function counted(space: KeyValueSpace) {
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttlMs) => space.setIfAbsent(key, value, ttlMs),
     replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
   };
   return { wrapped, reads };
 }
@@ -113,6 +113,7 @@ describe("RequesterMemories", () => {
       delete: async () => false,
       setIfAbsent: async () => true,
       replaceIf: async () => false,
+      deleteIf: async () => false,
     };
     const sections = new RequesterMemories(new MemoryStore(broken));
     expect(await sections.sectionFor(request())).toEqual({

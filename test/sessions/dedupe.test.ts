@@ -61,6 +61,7 @@ describe("inbound dedupe", () => {
         return true;
       },
       replaceIf: async () => false,
+      deleteIf: async () => false,
     };
     const store = { space: () => space } as unknown as Store;
     expect(await new InboundDedupe(store, 1_000).firstSeen(["a", "b", "a", " "])).toBe(true);
@@ -72,6 +73,8 @@ describe("inbound dedupe", () => {
 function heldSpace() {
   const data = new Map<string, unknown>();
   const state = { reads: 0, hold: undefined as Promise<void> | undefined };
+  const holds = (key: string, expected: unknown) =>
+    data.has(key) && JSON.stringify(data.get(key)) === JSON.stringify(expected);
   const space: KeyValueSpace = {
     get: async <T>(key: string) => {
       state.reads++;
@@ -90,9 +93,13 @@ function heldSpace() {
     },
     replaceIf: async (key, expected, value) => {
       await state.hold;
-      if (!data.has(key) || JSON.stringify(data.get(key)) !== JSON.stringify(expected)) return false;
+      if (!holds(key, expected)) return false;
       data.set(key, value);
       return true;
+    },
+    deleteIf: async (key, expected) => {
+      await state.hold;
+      return holds(key, expected) && data.delete(key);
     },
   };
   const dedupe = new InboundDedupe({ space: () => space } as unknown as Store);

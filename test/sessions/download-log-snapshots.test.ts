@@ -16,7 +16,7 @@ import {
 } from "../../src/sessions/download-log.js";
 import { DownloadedFiles } from "../../src/sessions/downloaded-files.js";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, getAll, type KeyValueSpace } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { openStore, tempDir } from "./helpers/harness.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
@@ -41,7 +41,7 @@ function counting(space: KeyValueSpace) {
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
     replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
   };
   return { space: wrapped, seen };
 }
@@ -69,7 +69,7 @@ function holdingSnapshots(space: KeyValueSpace) {
       return space.setIfAbsent(key, value, ttl);
     },
     replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
   };
   return { space: wrapped, reached, release };
 }
@@ -206,7 +206,7 @@ describe("a session's download log, compacted", () => {
         return space.setIfAbsent(key, value, ttl);
       },
       replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-      deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+      deleteIf: (key, expected) => space.deleteIf(key, expected),
     };
     const lines: Array<{ msg?: string; pages?: number }> = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });

@@ -180,11 +180,11 @@ describe("fenced turn-state writes", () => {
     );
     expect(await space.get("head:fence3")).toBeUndefined();
     const mark = await space.get("pruned:fence3");
-    await expect(space.deleteIf!("head:fence3", read)).rejects.toThrow(
+    await expect(space.deleteIf("head:fence3", read)).rejects.toThrow(
       "fenced space: a compare-and-delete of history/head:fence3 cannot carry its session's fence",
     );
-    expect(await space.deleteIf!("pruned:fence3", read)).toBe(false);
-    expect(await space.deleteIf!("pruned:fence3", mark)).toBe(true);
+    expect(await space.deleteIf("pruned:fence3", read)).toBe(false);
+    expect(await space.deleteIf("pruned:fence3", mark)).toBe(true);
     expect(await space.get("pruned:fence3")).toBeUndefined();
     await space.set("pruned:fence3", mark);
     await held!.release();

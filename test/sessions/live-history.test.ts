@@ -11,7 +11,7 @@ import { openRecordHistory } from "../../src/sessions/live-history.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { sessionRecord, thread } from "./helpers/harness.js";
 
 const ID = "slack:T1:C1:1.2";
@@ -35,7 +35,7 @@ function keysRead(space: KeyValueSpace) {
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
     replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
     ...(space.setMany ? { setMany: (entries) => space.setMany!(entries) } : {}),
   };
   return { keys, space: wrapped };

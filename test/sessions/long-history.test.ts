@@ -9,7 +9,7 @@ import { anchorHash } from "../../src/engine/compaction-state.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyPageKey } from "../../src/store/history-records.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
-import { deleteIfHolds, type KeyValueSpace, type Store, type StoreNamespace } from "../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { RecordingOutput } from "../support/recording-output.js";
@@ -54,7 +54,7 @@ class PageCountingStore extends WrappedStore {
       delete: (key) => inner.delete(key),
       setIfAbsent: (key, value, ttl) => inner.setIfAbsent(key, value, ttl),
       replaceIf: (key, expected, value, ttl) => inner.replaceIf(key, expected, value, ttl),
-      deleteIf: (key, expected) => deleteIfHolds(inner, key, expected),
+      deleteIf: (key, expected) => inner.deleteIf(key, expected),
       ...(inner.setMany ? { setMany: (entries) => inner.setMany!(entries) } : {}),
     };
   }

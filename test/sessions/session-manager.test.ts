@@ -3,7 +3,7 @@ import { ProviderError } from "../../src/engine/provider/provider.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { deleteIfHolds, type KeyValueSpace, type Store, type StoreNamespace } from "../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
 import { WrappedStore } from "../support/wrapped-store.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
@@ -524,7 +524,7 @@ describe("SessionManager record writes", () => {
           delete: (key) => space.delete(key),
           setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
           replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
-          deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+          deleteIf: (key, expected) => space.deleteIf(key, expected),
           set: (key, value, ttl) => {
             note(key);
             return space.set(key, value, ttl);

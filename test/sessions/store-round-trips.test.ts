@@ -12,7 +12,7 @@ import { SessionCache } from "../../src/sessions/session-cache.js";
 import type { SessionRecord } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
-import { deleteIfHolds, type KeyValueSpace, type SpaceEntry } from "../../src/store/store.js";
+import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
 import { openStore, sessionRecord, thread } from "./helpers/harness.js";
 
@@ -45,7 +45,7 @@ function recording(space: KeyValueSpace) {
     },
     deleteIf: (key, expected) => {
       log.push(`deleteIf ${key}`);
-      return deleteIfHolds(space, key, expected);
+      return space.deleteIf(key, expected);
     },
     setMany: async (entries: readonly SpaceEntry[]) => {
       log.push(`setMany ${entries.map((e) => e.key).join(",")}`);

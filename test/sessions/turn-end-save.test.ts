@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep } from "../support/scripted-provider.js";
@@ -28,7 +28,7 @@ function countingRecordWrites(store: Store): { store: Store; writes: () => numbe
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
     replaceIf: (key, expected, value, ttl) => space.replaceIf(key, expected, value, ttl),
-    deleteIf: (key, expected) => deleteIfHolds(space, key, expected),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
     set: (key, value, ttl) => {
       count(key);
       return space.set(key, value, ttl);

@@ -39,6 +39,8 @@ export function writeSkill(
 /** A key-value space in memory. */
 export function memorySpace(): KeyValueSpace {
   const data = new Map<string, unknown>();
+  const holds = (key: string, expected: unknown) =>
+    data.has(key) && JSON.stringify(data.get(key)) === JSON.stringify(expected);
   return {
     get: async <T>(key: string) => data.get(key) as T | undefined,
     set: async (key, value) => {
@@ -51,10 +53,11 @@ export function memorySpace(): KeyValueSpace {
       return true;
     },
     replaceIf: async (key, expected, value) => {
-      if (!data.has(key) || JSON.stringify(data.get(key)) !== JSON.stringify(expected)) return false;
+      if (!holds(key, expected)) return false;
       data.set(key, structuredClone(value));
       return true;
     },
+    deleteIf: async (key, expected) => holds(key, expected) && data.delete(key),
   };
 }
 

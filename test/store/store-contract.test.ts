@@ -11,7 +11,7 @@ import { createClient } from "@keyv/redis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, getAll, type KeyValueSpace, type Store, setAll } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace, type Store, setAll } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { eventually } from "../support/eventually.js";
@@ -295,31 +295,31 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     run += 1;
     const space = store.space("dedupe");
     const claim = { owner: "a", kept: false };
-    expect(await space.deleteIf!(key("plain"), claim)).toBe(false);
+    expect(await space.deleteIf(key("plain"), claim)).toBe(false);
     await space.set(key("plain"), claim);
-    expect(await space.deleteIf!(key("plain"), { owner: "b", kept: false })).toBe(false);
-    expect(await space.deleteIf!(key("plain"), await space.get(key("plain")))).toBe(true);
+    expect(await space.deleteIf(key("plain"), { owner: "b", kept: false })).toBe(false);
+    expect(await space.deleteIf(key("plain"), await space.get(key("plain")))).toBe(true);
     expect(await space.get(key("plain"))).toBeUndefined();
-    expect(await space.deleteIf!(key("plain"), claim)).toBe(false);
+    expect(await space.deleteIf(key("plain"), claim)).toBe(false);
     expect(await space.setIfAbsent(key("ttl"), claim, 60_000)).toBe(true);
     const read = await space.get(key("ttl"));
     // Written meanwhile (another's claim, with its own TTL): not the value read.
     await space.set(key("ttl"), { owner: "b", kept: false }, 60_000);
-    expect(await space.deleteIf!(key("ttl"), read)).toBe(false);
+    expect(await space.deleteIf(key("ttl"), read)).toBe(false);
     expect(await space.get(key("ttl"))).toEqual({ owner: "b", kept: false });
-    expect(await space.deleteIf!(key("ttl"), { owner: "b", kept: false })).toBe(true);
+    expect(await space.deleteIf(key("ttl"), { owner: "b", kept: false })).toBe(true);
     expect(await space.get(key("ttl"))).toBeUndefined();
     await space.set(key("lapsed"), claim, 60_000);
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
     try {
       // Expired by this process's clock (the server may still hold it): absent, nothing to delete.
-      expect(await space.deleteIf!(key("lapsed"), claim)).toBe(false);
+      expect(await space.deleteIf(key("lapsed"), claim)).toBe(false);
       expect(await space.setIfAbsent(key("lapsed"), "next", 60_000)).toBe(true);
       expect(await space.get(key("lapsed"))).toBe("next");
     } finally {
       vi.useRealTimers();
     }
-    await expect(space.deleteIf!(key("plain"), undefined)).rejects.toThrow(/needs the value expected/);
+    await expect(space.deleteIf(key("plain"), undefined)).rejects.toThrow(/needs the value expected/);
   });
 
   it("deleteIf: of 20 concurrent callers over one value read exactly one deletes it", async () => {
@@ -327,7 +327,7 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     const space = store.space("dedupe");
     await space.set(key("once"), { n: 0 }, 60_000);
     const read = await space.get(key("once"));
-    const results = await Promise.all(Array.from({ length: 20 }, () => space.deleteIf!(key("once"), read)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => space.deleteIf(key("once"), read)));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await space.get(key("once"))).toBeUndefined();
   });
@@ -681,6 +681,7 @@ describe("getAll", () => {
       delete: async () => false,
       setIfAbsent: async () => true,
       replaceIf: async () => false,
+      deleteIf: async () => false,
     };
     expect(await getAll(plain, ["a", "b"])).toEqual([1, undefined]);
     const many = { ...plain, getMany: async <T>(keys: readonly string[]) => keys.map(() => 7 as T) };
@@ -700,6 +701,7 @@ describe("setAll", () => {
       delete: async () => false,
       setIfAbsent: async () => true,
       replaceIf: async () => false,
+      deleteIf: async () => false,
     };
     const entries = [
       { key: "page", value: 1 },
@@ -708,27 +710,5 @@ describe("setAll", () => {
     await setAll(plain, entries);
     await setAll({ ...plain, setMany: async (all) => void calls.push(`setMany ${all.length}`) }, entries);
     expect(calls).toEqual(["set page", "set head", "setMany 2"]);
-  });
-});
-
-describe("deleteIfHolds", () => {
-  it("uses deleteIf when the space has it, else refuses rather than read and delete", async () => {
-    const calls: string[] = [];
-    const plain: KeyValueSpace = {
-      get: async () => undefined,
-      set: async () => undefined,
-      delete: async (key) => {
-        calls.push(`delete ${key}`);
-        return true;
-      },
-      setIfAbsent: async () => true,
-      replaceIf: async () => false,
-    };
-    await expect(deleteIfHolds(plain, "claim", 1)).rejects.toThrow(
-      "store: this space offers no compare-and-delete (claim)",
-    );
-    const atomic = { ...plain, deleteIf: async (key: string) => calls.push(`deleteIf ${key}`) > 0 };
-    expect(await deleteIfHolds(atomic, "claim", 1)).toBe(true);
-    expect(calls).toEqual(["deleteIf claim"]);
   });
 });

@@ -6,7 +6,7 @@
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { deleteIfHolds, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { updateByCompareAndSet } from "../../src/store/update-by-compare-and-set.js";
 
 type Counter = { readonly n: number };
@@ -42,7 +42,7 @@ describe("updateByCompareAndSet", () => {
         await otherWriter?.();
         return inner.replaceIf(key, expected, value, ttlMs);
       },
-      deleteIf: (key, expected) => deleteIfHolds(inner, key, expected),
+      deleteIf: (key, expected) => inner.deleteIf(key, expected),
     };
   });
   afterEach(async () => {

@@ -4,7 +4,7 @@
  * not copy, so each method is passed on by name. getMany and setMany are left out unless given:
  * callers then fall back to get and set, one call per key, where a replaced get or set sees each.
  */
-import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import type { KeyValueSpace } from "../../src/store/store.js";
 
 /** `inner`, with the methods in `replaced` in place of its own. */
 export function spaceLike(inner: KeyValueSpace, replaced: Partial<KeyValueSpace> = {}): KeyValueSpace {
@@ -14,7 +14,7 @@ export function spaceLike(inner: KeyValueSpace, replaced: Partial<KeyValueSpace>
     delete: (key) => inner.delete(key),
     setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
     replaceIf: (key, expected, value, ttlMs) => inner.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => deleteIfHolds(inner, key, expected),
+    deleteIf: (key, expected) => inner.deleteIf(key, expected),
     ...replaced,
   };
 }

@@ -49,6 +49,7 @@ function countingWrites(inner: KeyValueSpace): {
     setIfAbsent: async (key, value, ttlMs) => landed(key, await inner.setIfAbsent(key, value, ttlMs)),
     replaceIf: async (key, expected, value, ttlMs) =>
       landed(key, await inner.replaceIf(key, expected, value, ttlMs)),
+    deleteIf: (key, expected) => inner.deleteIf(key, expected),
     set: async (key, value, ttlMs) => {
       await inner.set(key, value, ttlMs);
       landed(key, true);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccessOptions, TelegramAccess } from "../../../src/channels/telegram/telegram-access.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
-import { deleteIfHolds, getAll, type KeyValueSpace } from "../../../src/store/store.js";
+import { getAll, type KeyValueSpace } from "../../../src/store/store.js";
 import { memorySpace } from "../../skills/support.js";
 import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
 import { tempStores } from "../../support/temp-stores.js";
@@ -426,7 +426,7 @@ function holdingWritesAfterARead(inner: KeyValueSpace) {
     delete: (key) => afterHold(() => inner.delete(key)),
     setIfAbsent: (key, value, ttlMs) => afterHold(() => inner.setIfAbsent(key, value, ttlMs)),
     replaceIf: (key, expected, value, ttlMs) => afterHold(() => inner.replaceIf(key, expected, value, ttlMs)),
-    deleteIf: (key, expected) => afterHold(() => deleteIfHolds(inner, key, expected)),
+    deleteIf: (key, expected) => afterHold(() => inner.deleteIf(key, expected)),
   };
   return { space, holding: heldWrite, release };
 }

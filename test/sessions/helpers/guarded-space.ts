@@ -3,7 +3,7 @@
  * throw (a crashed or failing store) or wait (a slow one). Reads go straight through. A `setMany`
  * is one write (it is one commit on SQLite). The test stores below build on it.
  */
-import { deleteIfHolds, type KeyValueSpace, type SpaceEntry, setAll } from "../../../src/store/store.js";
+import { type KeyValueSpace, type SpaceEntry, setAll } from "../../../src/store/store.js";
 
 /** `inner` with `guard` run before each write (its rejection fails the write untouched). */
 export function guardWrites(inner: KeyValueSpace, guard: () => void | Promise<void>): KeyValueSpace {
@@ -17,7 +17,7 @@ export function guardWrites(inner: KeyValueSpace, guard: () => void | Promise<vo
     delete: (key) => write(() => inner.delete(key)),
     setIfAbsent: (key, value, ttlMs) => write(() => inner.setIfAbsent(key, value, ttlMs)),
     replaceIf: (key, expected, value, ttlMs) => write(() => inner.replaceIf(key, expected, value, ttlMs)),
-    deleteIf: (key, expected) => write(() => deleteIfHolds(inner, key, expected)),
+    deleteIf: (key, expected) => write(() => inner.deleteIf(key, expected)),
     setMany: (entries: readonly SpaceEntry[]) => write(() => setAll(inner, entries)),
   };
 }

@@ -12,6 +12,7 @@ export const unusedSpace: KeyValueSpace = {
   delete: async () => false,
   setIfAbsent: async () => true,
   replaceIf: async () => false,
+  deleteIf: async () => false,
 };
 
 /** A messenger that reports every send as done. */
