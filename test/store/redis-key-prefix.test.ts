@@ -68,6 +68,14 @@ describe("Redis key prefix", () => {
     expect(await a.store.space("dedupe").setIfAbsent("event-1", 1, 60_000)).toBe(false);
     expect(await b.store.space("sessions").delete("s1")).toBe(true);
     expect(await a.store.space("sessions").get("s1")).toEqual({ owner: "a" });
+    // A compare-and-delete reads and deletes its own deployment's key only.
+    expect(await b.store.space("sessions").deleteIf("s1", { owner: "a" })).toBe(false);
+    expect(await plain.store.space("sessions").deleteIf("s1", { owner: "a" })).toBe(false);
+    await b.store.space("sessions").set("s1", { owner: "a" });
+    expect(await b.store.space("sessions").deleteIf("s1", { owner: "a" })).toBe(true);
+    expect(await b.store.space("sessions").get("s1")).toBeUndefined();
+    expect(await a.store.space("sessions").get("s1")).toEqual({ owner: "a" });
+    expect(await plain.store.space("sessions").get("s1")).toEqual({ owner: "plain" });
 
     // Leases and fences: A's holder does not hold B's key of the same name.
     const leaseA = await a.coordination.acquire("session:s1", 60_000, "procA");

@@ -128,6 +128,15 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(await store.space("grants").get(key("shared"))).toBeUndefined();
     await store.space("sessions").delete(key("shared"));
     expect(await store.space("approvals").get(key("shared"))).toBe("approval value");
+    // A compare-and-delete judges and deletes its own namespace's entry only.
+    await store.space("grants").set(key("shared"), "approval value");
+    expect(await store.space("sessions").deleteIf(key("shared"), "approval value")).toBe(false);
+    await store.space("sessions").set(key("shared"), "session value");
+    expect(await store.space("sessions").deleteIf(key("shared"), "approval value")).toBe(false);
+    expect(await store.space("approvals").deleteIf(key("shared"), "approval value")).toBe(true);
+    expect(await store.space("approvals").get(key("shared"))).toBeUndefined();
+    expect(await store.space("grants").get(key("shared"))).toBe("approval value");
+    expect(await store.space("sessions").get(key("shared"))).toBe("session value");
   });
 
   it("does not return values past their TTL, and setIfAbsent may then write again", async () => {
@@ -479,6 +488,42 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(await store.space("dedupe").setIfAbsent(key("seen"), true)).toBe(!backend.persistent);
   });
 });
+
+describe.each([sqliteBackend(), redisBackend(), postgresBackend()])(
+  "store contract across two stores on one $name (as two processes)",
+  (backend) => {
+    let first: Store;
+    let second: Store;
+    beforeAll(async () => {
+      await backend.setup();
+      first = await backend.open();
+      second = await backend.open();
+    });
+    afterAll(async () => {
+      await first?.close();
+      await second?.close();
+      await backend.teardown();
+    });
+
+    it("deleteIf spares a value the other store wrote over the one read, and of 20 callers from both exactly one deletes", async () => {
+      const mine = first.space("dedupe");
+      const theirs = second.space("dedupe");
+      await mine.set("claim", { owner: "a", kept: false }, 60_000);
+      const read = await theirs.get("claim");
+      await mine.set("claim", { owner: "a", kept: true }, 60_000);
+      expect(await theirs.deleteIf("claim", read)).toBe(false);
+      expect(await theirs.get("claim")).toEqual({ owner: "a", kept: true });
+      const current = await theirs.get("claim");
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, caller) =>
+          (caller % 2 === 0 ? mine : theirs).deleteIf("claim", current),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await mine.get("claim")).toBeUndefined();
+    });
+  },
+);
 
 describe("store contract: redis-server across connections", () => {
   let server: RedisServer;
