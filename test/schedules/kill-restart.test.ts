@@ -1,8 +1,9 @@
 /**
  * Scheduled tasks over a SIGKILL: a child process sets up tasks and starts running them; it is
- * killed with SIGKILL right after its first run, and a new ScheduleService on the same SQLite
- * store carries on — every occurrence runs at most once across both processes, the one-shot runs
- * exactly once, and the repeating task keeps running after the restart.
+ * killed with SIGKILL right after its first run (once it has printed the tasks' ids), and a new
+ * ScheduleService on the same SQLite store carries on — every occurrence runs at most once across
+ * both processes, the one-shot runs exactly once, and the repeating task keeps running after the
+ * restart.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -16,7 +17,12 @@ import { CHILD_SETTINGS, recordingSessions } from "./child-support.js";
 
 const ROOT = path.join(import.meta.dirname, "..", "..");
 
-/** Run the child until it prints RAN, then SIGKILL it; resolves with its CREATED line. */
+/**
+ * Run the child until it has printed both CREATED and RAN, then SIGKILL it; resolves with its
+ * CREATED line. Either may come first: the repeating task's first run can fall while the child
+ * is still creating the one-shot (a second boundary), and killing it on RAN alone would lose the
+ * CREATED line.
+ */
 function runChildUntilFirstRun(dataDir: string, runsFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const script = ["--import", "tsx", "test/schedules/schedule-child.ts", dataDir, runsFile];
@@ -26,7 +32,8 @@ function runChildUntilFirstRun(dataDir: string, runsFile: string): Promise<strin
     let killed = false;
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (!killed && stdout.split("\n").includes("RAN")) {
+      const lines = stdout.split("\n");
+      if (!killed && lines.includes("RAN") && lines.some((line) => line.startsWith("CREATED "))) {
         killed = true;
         child.kill("SIGKILL");
       }
@@ -64,23 +71,27 @@ describe("scheduled tasks over a SIGKILL", () => {
       const beforeRestart = runsIn(runsFile).length;
       expect(beforeRestart).toBeGreaterThanOrEqual(1);
 
+      // Waits for the runs themselves: each run of the successor checks whether the one-shot has
+      // run (in either process) and the repeating task twice since the restart.
+      let carriedOn!: () => void;
+      const done = new Promise<void>((resolve) => {
+        carriedOn = resolve;
+      });
       const store = await createStore({ url: undefined, dataDir });
       const service = await ScheduleService.open({
         store,
-        sessions: recordingSessions(runsFile),
+        sessions: recordingSessions(runsFile, () => {
+          const runs = runsIn(runsFile);
+          const cronAfter = runs.slice(beforeRestart).filter((r) => r.taskId === cronId).length;
+          if (runs.some((r) => r.taskId === onceId) && cronAfter >= 2) carriedOn();
+        }),
         notify: async () => undefined,
         settings: CHILD_SETTINGS,
         owner: "successor",
         wakeBudget: storeSlotBudget(store.space("budgets")),
       });
       service.start();
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline) {
-        const runs = runsIn(runsFile);
-        const cronAfter = runs.slice(beforeRestart).filter((r) => r.taskId === cronId).length;
-        if (runs.some((r) => r.taskId === onceId) && cronAfter >= 2) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await done;
       await service.shutdown();
       await store.close();
 
@@ -93,5 +104,6 @@ describe("scheduled tasks over a SIGKILL", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Real seconds by design (a process started, a one-shot 4 s after its creation): room for a loaded machine.
+  }, 60_000);
 });
