@@ -82,14 +82,6 @@ export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[
 }
 
 /**
- * `space.deleteIf(key, expected)`. Kept only for the test doubles in test/subscriptions that still
- * call it: they are to call `deleteIf` directly, and this goes with them.
- */
-export function deleteIfHolds(space: KeyValueSpace, key: string, expected: unknown): Promise<boolean> {
-  return space.deleteIf(key, expected);
-}
-
-/**
  * A health ping's answer: ok, or not with the reason (Redis offline, a Postgres login refused, a
  * SQLite file locked, no answer in time) — the backend's message, which never holds credentials.
  */

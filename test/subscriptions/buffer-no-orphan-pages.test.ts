@@ -6,7 +6,6 @@
  * commits after the drop deleted the head is kept.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deleteIfHolds } from "../../src/store/store.js";
 import { spaceLike } from "../support/space-like.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { BufferServer, bufferInput } from "./support-shared-buffer.js";
@@ -128,7 +127,7 @@ describe("a shared channel buffer's pages", () => {
     const racing = spaceLike(space, {
       replaceIf: async (key, expected, value, ttl) =>
         landed(key, await space.replaceIf(key, expected, value, ttl)),
-      deleteIf: async (key, expected) => landed(key, await deleteIfHolds(space, key, expected)),
+      deleteIf: async (key, expected) => landed(key, await space.deleteIf(key, expected)),
     });
     const a = new ChannelBuffer(space, OPTIONS);
     const b = new ChannelBuffer(await openSpace(), OPTIONS);

@@ -7,7 +7,7 @@
  * was raised since, and counted for a thread reader as while the page was stored.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { deleteIfHolds, type KeyValueSpace } from "../../src/store/store.js";
+import type { KeyValueSpace } from "../../src/store/store.js";
 import { spaceLike } from "../support/space-like.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
@@ -68,7 +68,7 @@ describe("a shared channel buffer's page lifetime", () => {
       replaceIf: (key, expected, value, ttl) =>
         crashed ? Promise.reject(new Error("process gone")) : space.replaceIf(key, expected, value, ttl),
       deleteIf: (key, expected) =>
-        crashed ? Promise.reject(new Error("process gone")) : deleteIfHolds(space, key, expected),
+        crashed ? Promise.reject(new Error("process gone")) : space.deleteIf(key, expected),
     };
     await expect(new ChannelBuffer(dying, options()).append(CH, bufferInput("one", START))).rejects.toThrow(
       "process gone",

@@ -9,7 +9,7 @@ import os from "node:os";
 import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { deleteIfHolds, type KeyValueSpace, type StoreNamespace } from "../../src/store/store.js";
+import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
 import type { Clock } from "../../src/core/clock.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -61,7 +61,7 @@ class ClaimsWatchedStore extends WrappedStore {
       delete: (key) => watch(inner.delete(key)),
       setIfAbsent: (key, value, ttlMs) => watch(inner.setIfAbsent(key, value, ttlMs)),
       replaceIf: (key, expected, value, ttlMs) => watch(inner.replaceIf(key, expected, value, ttlMs)),
-      deleteIf: (key, expected) => watch(deleteIfHolds(inner, key, expected)),
+      deleteIf: (key, expected) => watch(inner.deleteIf(key, expected)),
     };
   }
 }
