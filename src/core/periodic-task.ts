@@ -1,8 +1,9 @@
 /**
  * PeriodicTask: an async job run every `intervalMs` on an injected clock until stopped, each run
  * timed from the end of the one before, so runs never overlap and a slow run is not piled up
- * behind. The subscription registry's reconciliation with a shared catalog and the take-over
- * sweep of pending wake-ups both run this way, so the run-then-arm-again loop lives here once.
+ * behind. The subscription registry's reconciliation with a shared catalog, the take-over sweep
+ * of pending wake-ups and the schedules' catalog refresh all run this way, so the
+ * run-then-arm-again loop lives here once.
  */
 import type { Clock, TimerHandle } from "./clock.js";
 

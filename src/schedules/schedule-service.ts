@@ -25,7 +25,8 @@ import { type Caller, sessionKeyOf, type ThreadTarget } from "../core/thread-tar
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
-import { type Clock, systemClock, type TimerHandle } from "../core/clock.js";
+import { type Clock, systemClock } from "../core/clock.js";
+import { PeriodicTask } from "../core/periodic-task.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { formatIn } from "./occurrences.js";
 import {
@@ -106,10 +107,8 @@ export class ScheduleService {
   private readonly wakesByThread: SlotBudget;
   /** Whether `start` armed the tasks (tasks a refresh finds are armed only after). */
   private started = false;
-  /** The timer of the next periodic catalog refresh, while started. */
-  private refreshTimer: TimerHandle | undefined;
-  /** The periodic refresh under way, if any (awaited by `settled` and `shutdown`). */
-  private refreshing: Promise<void> | undefined;
+  /** The periodic catalog refresh, while started (see `refreshEvery`). */
+  private refresher: PeriodicTask | undefined;
 
   private constructor(
     private readonly registry: TaskRegistry,
@@ -144,7 +143,12 @@ export class ScheduleService {
   start(): void {
     this.started = true;
     for (const task of this.registry.all()) this.runs.arm(task);
-    this.armRefresh();
+    this.refresher = new PeriodicTask({
+      clock: this.clock,
+      intervalMs: this.refreshEvery(),
+      run: () => this.refresh({}),
+      onError: (error) => this.options.onError?.(error, "reading scheduled tasks from the store"),
+    });
   }
 
   /** The approval card's text for schedule_task: what runs, where, the next three runs. */
@@ -311,35 +315,25 @@ export class ScheduleService {
 
   /** Resolves once the runs started so far (and a periodic refresh under way) have settled. */
   async settled(): Promise<void> {
-    await this.refreshing;
+    await this.refresher?.settled();
     await this.runs.settled();
   }
 
   /** Stop the timers and wait for runs being handed over. */
   async shutdown(): Promise<void> {
     this.started = false;
-    if (this.refreshTimer !== undefined) this.clock.clearTimer(this.refreshTimer);
-    this.refreshTimer = undefined;
-    await this.refreshing;
+    this.refresher?.stop();
+    await this.refresher?.settled();
     await this.runs.shutdown();
   }
 
   /**
-   * Re-read the catalog every quarter of the catch-up window (at least a minute): tasks other
-   * processes created are armed here, so one falling due while its creator's process is down
-   * still runs (claimed, so once), within the window.
+   * How often the catalog is read again: every quarter of the catch-up window (at least a minute),
+   * so tasks other processes created are armed here, and one falling due while its creator's
+   * process is down still runs (claimed, so once), within the window.
    */
-  private armRefresh(): void {
-    const every = Math.max(60_000, Math.floor(this.settings.catchUpMs / 4));
-    this.refreshTimer = this.clock.setTimer(() => {
-      this.refreshTimer = undefined;
-      this.refreshing = this.refresh({})
-        .catch((error: unknown) => this.options.onError?.(error, "reading scheduled tasks from the store"))
-        .finally(() => {
-          this.refreshing = undefined;
-          if (this.started) this.armRefresh();
-        });
-    }, every);
+  private refreshEvery(): number {
+    return Math.max(60_000, Math.floor(this.settings.catchUpMs / 4));
   }
 
   /** The registry's refresh; what it found new or changed is armed, what went away disarmed. */
