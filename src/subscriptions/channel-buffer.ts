@@ -30,7 +30,7 @@
 import { randomBytes } from "node:crypto";
 import { describeProblems } from "../core/schema-problems.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import type { KeyValueSpace } from "../store/store.js";
+import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   type BufferEntry,
@@ -272,7 +272,8 @@ export class ChannelBuffer {
 
   /**
    * The channel's head and last page: this process's copy when it is the only writer, else as
-   * stored now (the copy reused while the stored head is the one it was built from).
+   * stored now (the copy reused while the stored head is the one it was built from). The last page
+   * and the one before it (for the recent ids) are read in one round trip.
    */
   private async state(channelKey: string): Promise<ChannelState | null> {
     const cached = this.states.get(channelKey);
@@ -286,8 +287,13 @@ export class ChannelBuffer {
     const head = parseHead(channelKey, raw);
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
-    const tail = last ? await this.readPage(channelKey, head, last) : [];
-    const before = previous ? await this.readPage(channelKey, head, previous) : [];
+    const listed = [last, previous].filter((page) => page !== undefined);
+    const [rawLast, rawPrevious] = await getAll(
+      this.space,
+      listed.map(({ index, rev }) => bufferPageKey(channelKey, index, rev)),
+    );
+    const tail = last ? await this.pageEntries(channelKey, head, last, rawLast) : [];
+    const before = previous ? await this.pageEntries(channelKey, head, previous, rawPrevious) : [];
     const state: ChannelState = {
       head,
       stored: raw,
@@ -321,8 +327,18 @@ export class ChannelBuffer {
     head: BufferHead,
     page: PageInfo,
   ): Promise<BufferEntry[] | undefined> {
-    const { index, rev } = page;
-    const raw = await this.space.get(bufferPageKey(channelKey, index, rev));
+    const raw = await this.space.get(bufferPageKey(channelKey, page.index, page.rev));
+    return this.pageEntries(channelKey, head, page, raw);
+  }
+
+  /** `readPage` of a page whose stored value (`raw`, undefined when not stored) was read already. */
+  private async pageEntries(
+    channelKey: string,
+    head: BufferHead,
+    page: PageInfo,
+    raw: unknown,
+  ): Promise<BufferEntry[] | undefined> {
+    const { index } = page;
     if (raw === undefined) {
       if (this.options.shared && !(await this.stillListed(channelKey, page)))
         throw new PageGone(`${channelKey}, page ${index}`);

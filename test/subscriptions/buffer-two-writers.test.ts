@@ -4,7 +4,7 @@
  * and the pages a lost write left behind are deleted.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { KeyValueSpace } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
 import { spaceLike } from "../support/space-like.js";
 import { BufferServer, bufferInput } from "./support-shared-buffer.js";
@@ -63,6 +63,33 @@ describe("one channel's buffer written by two processes", () => {
     reads.length = 0;
     expect(await texts(a)).toEqual(["1:m1", "2:m2"]);
     expect(reads).toEqual(["head", "page"]);
+  });
+
+  it("reads the last two pages another process wrote in one round trip", async () => {
+    const space = await server.openSpace();
+    const trips: string[] = [];
+    const prefix = (key: string) => key.slice(0, key.indexOf(":"));
+    const counted = spaceLike(space, {
+      get: <T>(key: string) => {
+        trips.push(prefix(key));
+        return space.get<T>(key);
+      },
+      getMany: <T>(keys: readonly string[]) => {
+        trips.push(keys.map(prefix).join("+"));
+        return getAll<T>(space, keys);
+      },
+    });
+    const a = new ChannelBuffer(counted, OPTIONS);
+    const b = await openBuffer();
+    const m2 = bufferInput("m2");
+    // Pages of 3: m4 alone on the last.
+    for (const input of [bufferInput("m1"), m2, bufferInput("m3"), bufferInput("m4")])
+      await b.append(CH, input);
+    expect(await a.epochOf(CH)).toBe(await b.epochOf(CH));
+    expect(trips).toEqual(["head", "page+page"]);
+    // The page before the last was read too: its ids are known as duplicates.
+    expect(await a.append(CH, m2)).toBeUndefined();
+    expect(await texts(a)).toEqual(["1:m1", "2:m2", "3:m3", "4:m4"]);
   });
 
   it("keeps every message when they take turns", async () => {
