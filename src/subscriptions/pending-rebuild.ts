@@ -3,9 +3,10 @@
  * from the buffer after each one's wake marker (or since it began watching) — at open, for the
  * batches pending when the process stopped, and with several processes periodically, for the
  * overdue ones a stopped process left (pending-sweep.ts). The subscriptions of one channel are
- * served from one read of its buffer, from the earliest point any of them needs; each then takes
- * what lies after its own marker. So a sweep costs one read per channel, not one per
- * subscription. A channel whose read fails is reported and the others go on.
+ * served from one read of their wake markers and one read of its buffer, from the earliest point
+ * any of them needs; each then takes what lies after its own marker. So a sweep costs two reads
+ * per channel, not two per subscription. A channel whose reads fail is reported and the others
+ * go on.
  */
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
@@ -17,7 +18,7 @@ import type { WakeScheduler } from "./wake-scheduler.js";
 import { wakesSubscription } from "./wake-rule.js";
 
 export interface PendingRebuildDeps {
-  readonly registry: Pick<SubscriptionRegistry, "wokenThrough">;
+  readonly registry: Pick<SubscriptionRegistry, "wokenThroughMany">;
   readonly directories: DirectoryLookup;
   readonly buffer: ChannelBuffer;
   /** Messages kept per channel buffer: a read of this many returns all a buffer holds. */
@@ -57,24 +58,17 @@ export async function rebuildPending(
   }
 }
 
-/** One channel's part of `rebuildPending`: one read of its buffer for all of `watching`. */
+/** One channel's part of `rebuildPending`: one read of the markers and one of the buffer for all of `watching`. */
 async function rebuildChannel(
   deps: PendingRebuildDeps,
   channelKey: string,
   watching: readonly Subscription[],
   bufferedBy: number | undefined,
 ): Promise<void> {
-  const starts: Start[] = [];
-  for (const subscription of watching) {
-    try {
-      starts.push({ subscription, woken: await deps.registry.wokenThrough(subscription.id) });
-    } catch (error) {
-      deps.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
-    }
-  }
-  const first = starts[0];
-  if (!first) return;
   try {
+    const starts = await startsOf(deps, watching);
+    const first = starts[0];
+    if (!first) return;
     const read = await deps.buffer.read(channelKey, {
       ...coveringStart(starts),
       limit: deps.bufferMaxMessages,
@@ -97,6 +91,21 @@ async function rebuildChannel(
   } catch (error) {
     deps.onError(error, `rebuilding pending wake-ups in ${channelKey}`);
   }
+}
+
+/**
+ * The wake markers of `watching`, read in one round trip (a failing read rejects: the channel's
+ * failure); a subscription whose marker cannot be read is reported and left out.
+ */
+async function startsOf(deps: PendingRebuildDeps, watching: readonly Subscription[]): Promise<Start[]> {
+  const reads = await deps.registry.wokenThroughMany(watching.map((s) => s.id));
+  const starts: Start[] = [];
+  for (const [at, subscription] of watching.entries()) {
+    const read = reads[at];
+    if (read?.ok) starts.push({ subscription, woken: read.woken });
+    else deps.onError(read?.error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
+  }
+  return starts;
 }
 
 /**

@@ -54,6 +54,11 @@ export interface SubscriptionRegistryOptions {
   readonly reconcile?: { readonly clock: Clock; readonly intervalMs: number };
 }
 
+/** One subscription's wake marker as `wokenThroughMany` read it (undefined: none yet), or why it cannot be read. */
+export type WokenRead =
+  | { readonly ok: true; readonly woken: BufferPosition | undefined }
+  | { readonly ok: false; readonly error: unknown };
+
 interface Known {
   readonly subscription: Subscription;
   /** The catalog's revision the record was read at (or written with). */
@@ -238,9 +243,22 @@ export class SubscriptionRegistry {
 
   /** How far wake-ups of the subscription have delivered (undefined: none yet). */
   async wokenThrough(id: string): Promise<BufferPosition | undefined> {
-    const raw = await this.space.get(wokenKey(id));
-    if (raw === undefined) return undefined;
-    return fromVersioned(raw, { kind: WOKEN_KIND, schema: bufferPositionSchema, where: id });
+    return parseWoken(id, await this.space.get(wokenKey(id)));
+  }
+
+  /**
+   * `wokenThrough` of several subscriptions, in order, in one read of the store (which rejects
+   * when it fails): a marker that cannot be read is given as its error, beside the others.
+   */
+  async wokenThroughMany(ids: readonly string[]): Promise<readonly WokenRead[]> {
+    const raws = await getAll(this.space, ids.map(wokenKey));
+    return ids.map((id, at): WokenRead => {
+      try {
+        return { ok: true, woken: parseWoken(id, raws[at]) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
   }
 
   /**
@@ -364,4 +382,10 @@ export class SubscriptionRegistry {
     this.bySession.remove(existing.sessionId, id);
     this.byChannel.remove(channelKeyOf(existing.channelRef), id);
   }
+}
+
+/** A stored wake marker, checked (undefined when none is stored; throws for one that cannot be read). */
+function parseWoken(id: string, raw: unknown): BufferPosition | undefined {
+  if (raw === undefined) return undefined;
+  return fromVersioned(raw, { kind: WOKEN_KIND, schema: bufferPositionSchema, where: id });
 }

@@ -290,4 +290,28 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
     await registry.close();
     await store.close();
   });
+
+  it("reads several wake markers in order, one unreadable given as its error beside the others", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const space = store.space("subscriptions");
+    const registry = await SubscriptionRegistry.open(space, {
+      catalog: new LocalCatalog(space),
+      onError: (error) => {
+        throw error;
+      },
+    });
+    const [woken, never, broken] = [subscription(1), subscription(2), subscription(3)];
+    for (const s of [woken, never, broken]) await registry.put(s);
+    const at = "2026-11-30T09:00:00.000Z";
+    await registry.markWoken(woken.id, { epoch: "e1", seq: 7, at });
+    await space.set(wokenKey(broken.id), { v: 1, kind: "subscription-woken", data: {} });
+    const reads = await registry.wokenThroughMany([woken.id, never.id, broken.id]);
+    expect(reads.slice(0, 2)).toEqual([
+      { ok: true, woken: { epoch: "e1", seq: 7, at } },
+      { ok: true, woken: undefined },
+    ]);
+    expect(reads[2]).toMatchObject({ ok: false, error: expect.any(Error) });
+    await registry.close();
+    await store.close();
+  });
 });

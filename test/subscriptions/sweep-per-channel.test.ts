@@ -1,8 +1,10 @@
 /**
  * The take-over sweep of several processes (pending-sweep.ts) reads each channel's buffer once,
- * however many subscriptions watch it, and still gives each of them exactly the messages it was
- * not woken for — from its own wake marker, which may lie before another subscription's. A
- * channel whose buffer cannot be read is reported without holding up the others.
+ * and the wake markers of the subscriptions watching it in one store call, however many there
+ * are, and still gives each of them exactly the messages it was not woken for — from its own wake
+ * marker, which may lie before another subscription's. A channel whose buffer or markers cannot
+ * be read is reported without holding up the others, a subscription whose marker cannot be read
+ * without holding up the others of its channel.
  */
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,8 +12,9 @@ import type { Caller } from "../../src/core/thread-target.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace, type Store, type StoreNamespace } from "../../src/store/store.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
+import { wokenKey } from "../../src/subscriptions/subscription-registry.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { spaceLike } from "../support/space-like.js";
 import { WrappedStore } from "../support/wrapped-store.js";
@@ -34,13 +37,18 @@ const ALICE3 = aliceIn("1700000000.000300");
 
 /**
  * A store whose "buffers" space counts the reads of #deploys's buffer head (one per buffer read),
- * and fails the reads of #deploys's buffer while `failing` is set.
+ * and fails the reads of #deploys's buffer while `failing` is set; its "subscriptions" space
+ * counts the store calls that read wake markers (one however many keys a getMany reads), and
+ * fails them while `markersFailing` is set.
  */
 class WatchedBuffersStore extends WrappedStore {
   headReads = 0;
+  markerReads = 0;
   failing = false;
+  markersFailing = false;
 
   protected wrap(namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
+    if (namespace === "subscriptions") return this.markersCounted(inner);
     if (namespace !== "buffers") return inner;
     return spaceLike(inner, {
       get: async (key) => {
@@ -50,6 +58,21 @@ class WatchedBuffersStore extends WrappedStore {
         return inner.get(key);
       },
     });
+  }
+
+  private markersCounted(inner: KeyValueSpace): KeyValueSpace {
+    return spaceLike(inner, {
+      get: (key) => this.markersRead([key], () => inner.get(key)),
+      getMany: (keys) => this.markersRead(keys, () => getAll(inner, keys)),
+    });
+  }
+
+  /** `read` of `keys`, counted (and failed while `markersFailing`) when it reads a wake marker. */
+  private async markersRead<T>(keys: readonly string[], read: () => Promise<T>): Promise<T> {
+    if (!keys.some((key) => key.startsWith(wokenKey("")))) return read();
+    this.markerReads += 1;
+    if (this.markersFailing) throw new Error("the store lost the wake markers");
+    return read();
   }
 }
 
@@ -135,6 +158,64 @@ describe("the take-over sweep", () => {
       [ALICE2.sessionId]: [["deploy 9 failed"]],
     });
     expect(b.harness.errors).toEqual([]);
+  });
+
+  it("reads the wake markers of a channel's subscriptions in one store call", async () => {
+    const { a, b, clockB, counting } = await subscribedInBoth([ALICE, ALICE2, ALICE3]);
+    expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({ matched: 3 });
+    // A crashes with the three batches in memory.
+
+    counting.markerReads = 0;
+    await run(b, clockB, OVERDUE_MS); // one sweep
+    expect(counting.markerReads).toBe(1);
+
+    await run(b, clockB, SETTINGS.debounceMs);
+    expect(wokenBySession(b.harness)).toEqual({
+      [ALICE.sessionId]: [["deploy 9 failed"]],
+      [ALICE2.sessionId]: [["deploy 9 failed"]],
+      [ALICE3.sessionId]: [["deploy 9 failed"]],
+    });
+    expect(b.harness.errors).toEqual([]);
+  });
+
+  it("reports a subscription whose wake marker cannot be read and rebuilds the others of its channel", async () => {
+    const { a, b, clockB, counting } = await subscribedInBoth([ALICE, ALICE2, ALICE3]);
+    const [broken] = await b.harness.service.listFor(ALICE2.sessionId);
+    if (!broken) throw new Error("ALICE2 has no subscription");
+    await counting
+      .space("subscriptions")
+      .set(wokenKey(broken.id), { v: 1, kind: "subscription-woken", data: {} });
+    expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({ matched: 3 });
+
+    await run(b, clockB, OVERDUE_MS);
+    await run(b, clockB, SETTINGS.debounceMs);
+    expect(wokenBySession(b.harness)).toEqual({
+      [ALICE.sessionId]: [["deploy 9 failed"]],
+      [ALICE3.sessionId]: [["deploy 9 failed"]],
+    });
+    expect(b.harness.errors.map((e) => e.context)).toEqual([
+      `rebuilding pending wake-ups of subscription ${broken.id}`,
+    ]);
+  });
+
+  it("reports a channel whose wake markers cannot be read, and rebuilds it at the next sweep", async () => {
+    const { a, b, clockB, counting } = await subscribedInBoth([ALICE, ALICE2]);
+    expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({ matched: 2 });
+    counting.markersFailing = true;
+    await run(b, clockB, OVERDUE_MS);
+    counting.markersFailing = false;
+    await run(b, clockB, SETTINGS.debounceMs);
+    expect(wokenBySession(b.harness)).toEqual({});
+    expect(b.harness.errors.map((e) => e.context)).toEqual([
+      "rebuilding pending wake-ups in slack:T1:CDEPLOY",
+    ]);
+
+    await run(b, clockB, SWEEP_MS);
+    await run(b, clockB, SETTINGS.debounceMs);
+    expect(wokenBySession(b.harness)).toEqual({
+      [ALICE.sessionId]: [["deploy 9 failed"]],
+      [ALICE2.sessionId]: [["deploy 9 failed"]],
+    });
   });
 
   /**
