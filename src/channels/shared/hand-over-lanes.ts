@@ -20,6 +20,12 @@
  * for a setting, which a stop does not undo ("/new, then stop" still starts a fresh session), and
  * run in their turn once the cancelled jobs before them are skipped; a /skill runs a turn, so it is
  * dropped like a message. The person is told how many were dropped (droppedNote).
+ * With several processes on one store, any of them may take a sender's stop while their earlier
+ * message is read in another: the stop also cancels their lane (the same key) in every other
+ * process (`stopsElsewhere`: lane-stop-broadcast.ts, which calls `stoppedElsewhere` there). The
+ * process that took the stop answers it with its own count; one whose lane it cancelled tells the
+ * sender droppedNote with its own count, through a cancelled job's way of telling its sender
+ * (`tell`, the conversation of their message), and one that cancelled nothing tells nobody.
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
  * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left. Where
@@ -90,6 +96,15 @@ function keptByStop(command: string): boolean {
  */
 export interface LaneSignal {
   handingOver(): boolean;
+}
+
+/**
+ * How a sender's stop reaches their lanes in the other processes on one store (see module
+ * comment; lane-stop-broadcast.ts): none with one process.
+ */
+export interface StopsElsewhere {
+  /** Tell the other processes that the sender of lane `key` stopped; never rejects. */
+  announce(key: string): void;
 }
 
 /** A lane's job (see LaneSignal). */
@@ -172,6 +187,8 @@ export interface HandOverLanesOptions {
   readonly maxWaiting: number;
   readonly logger: Logger;
   readonly stop?: LaneStopOptions | undefined;
+  /** Several processes on one store: where a sender's stop is announced to the others. */
+  readonly stopsElsewhere?: StopsElsewhere | undefined;
 }
 
 /**
@@ -244,8 +261,11 @@ export class HandOverLanes {
    */
   async route(key: string, entry: LaneEntry): Promise<Routed> {
     if (entry.kind === "stop") {
-      // What the person sent before their stop is stopped too: never handed over after it.
-      await entry.answer(this.cancel(key));
+      // What the person sent before their stop is stopped too: never handed over after it, here
+      // or in another process.
+      const dropped = this.cancel(key);
+      this.options.stopsElsewhere?.announce(key);
+      await entry.answer(dropped);
       return ANSWERED;
     }
     const atOnce =
@@ -289,7 +309,35 @@ export class HandOverLanes {
    * comment); how many it cancelled.
    */
   cancel(key: string): number {
-    return this.abort(key, (signal) => !signal.keptByStop).length;
+    return this.stopLane(key).length;
+  }
+
+  /**
+   * The sender's stop, taken by another process (see module comment): cancel lane `key` as
+   * `cancel` does, and tell its sender how many were dropped, through a cancelled job's own way
+   * of telling them; nobody when nothing was cancelled. Never rejects: a failed note is logged.
+   */
+  async stoppedElsewhere(key: string): Promise<void> {
+    const dropped = this.stopLane(key);
+    if (dropped.length === 0) return;
+    this.options.logger.info(
+      { dropped: dropped.length },
+      "hand-over lane cancelled by a stop taken elsewhere",
+    );
+    const tell = dropped.find((signal) => signal.tell !== undefined)?.tell;
+    try {
+      await tell?.(droppedNote(dropped.length));
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error },
+        "a sender who stopped elsewhere could not be told what was dropped",
+      );
+    }
+  }
+
+  /** The sender's stop: abort the jobs of lane `key` but those kept by a stop; those it aborted. */
+  private stopLane(key: string): readonly JobSignal[] {
+    return this.abort(key, (signal) => !signal.keptByStop);
   }
 
   /** Abort the jobs of lane `key` neither aborted nor handing over yet that `which` picks. */

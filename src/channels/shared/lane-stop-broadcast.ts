@@ -1,0 +1,89 @@
+/**
+ * Lane-stop broadcast: a sender's stop reaching their hand-over lanes (hand-over-lanes.ts) in every
+ * process on one store. With several processes any of them may take a platform event (Socket Mode
+ * hands each to one connection, a webhook to whichever process the balancer picks), so a person's
+ * stop can land in one process while the message they sent before it is still read in another,
+ * which would hand it over after the stop. The process that took the stop cancels its own lane and
+ * announces the lane's key on its platform's channel; every other process cancels the same key in
+ * its lanes (`stoppedElsewhere`: the sender told there what it dropped, if anything). A process
+ * skips its own announcements: its lane was cancelled as the stop came, and a message its sender
+ * sent after the stop may be in it by the time the echo arrives. A message that is not an
+ * announcement is logged and ignored. Built only with shared coordination: one process announces
+ * nothing.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { Coordination, Unsubscribe } from "../../store/coordination/coordination.js";
+import type { HandOverLanes, StopsElsewhere } from "./hand-over-lanes.js";
+
+/** What the broadcast needs of the coordination: pub/sub across the processes. */
+export type LaneStopCoordination = Pick<Coordination, "publish" | "subscribe">;
+
+/** The pub/sub channel of a platform's stops. */
+export const laneStopChannel = (platform: string): string => `lane-stops:${platform}`;
+
+/** One announcement: the lane a stop cancelled, and the broadcast that took the stop. */
+const announcementSchema = z.object({
+  from: z.string().min(1).max(100),
+  lane: z.string().min(1).max(1000),
+});
+
+export interface LaneStopBroadcastOptions {
+  readonly coordination: LaneStopCoordination;
+  /** The platform whose lanes these are ("slack", "telegram"): its keys are its own. */
+  readonly platform: string;
+  readonly logger: Logger;
+}
+
+/** Announces this process's stops and cancels the lanes other processes' stops name (see module comment). */
+export class LaneStopBroadcast implements StopsElsewhere {
+  /** Names this broadcast in its announcements, so it can skip its own. */
+  private readonly from = randomUUID();
+  private readonly channel: string;
+  private unsubscribe: Unsubscribe | undefined;
+
+  constructor(private readonly options: LaneStopBroadcastOptions) {
+    this.channel = laneStopChannel(options.platform);
+  }
+
+  /** Cancel, in `lanes`, the lanes other processes' stops name, from now until `close`. */
+  async listen(lanes: Pick<HandOverLanes, "stoppedElsewhere">): Promise<void> {
+    this.unsubscribe ??= await this.options.coordination.subscribe(this.channel, (raw) =>
+      this.heard(raw, lanes),
+    );
+  }
+
+  /** Tell the other processes that lane `key`'s sender stopped (a failure is logged). */
+  announce(key: string): void {
+    const message = JSON.stringify({ from: this.from, lane: key });
+    this.options.coordination.publish(this.channel, message).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, "a stop could not be announced to the other processes");
+    });
+  }
+
+  /** Stop listening. */
+  async close(): Promise<void> {
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    await unsubscribe?.();
+  }
+
+  private heard(raw: string, lanes: Pick<HandOverLanes, "stoppedElsewhere">): void {
+    const announcement = parse(raw);
+    if (!announcement) {
+      this.options.logger.warn({ channel: this.channel }, "ignoring an unreadable lane-stop announcement");
+      return;
+    }
+    if (announcement.from !== this.from) void lanes.stoppedElsewhere(announcement.lane);
+  }
+}
+
+function parse(raw: string): z.infer<typeof announcementSchema> | undefined {
+  try {
+    const parsed = announcementSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

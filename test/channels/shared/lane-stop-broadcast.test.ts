@@ -1,0 +1,281 @@
+/**
+ * LaneStopBroadcast: two processes' hand-over lanes on one real redis-server (each with its own
+ * coordination, as two processes have). A stop taken by B drops the message A is still reading
+ * (never handed over) and A's sender is told what was dropped, while B answers its stop with its
+ * own count; commands a stop keeps are kept; an announcement reaching A after its job began
+ * handing over changes nothing; an unreadable announcement is logged and ignored; a process
+ * skips its own announcements.
+ *
+ * Waiting for an announcement to arrive is done on what arrives after it: Redis delivers one
+ * connection's publishes in order, so once a later announcement from the same coordination was
+ * heard, the earlier one was handled.
+ */
+import os from "node:os";
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { droppedNote, HandOverLanes, type LaneEntry } from "../../../src/channels/shared/hand-over-lanes.js";
+import { LaneStopBroadcast, laneStopChannel } from "../../../src/channels/shared/lane-stop-broadcast.js";
+import type { Coordination } from "../../../src/store/coordination/coordination.js";
+import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
+import { createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/store.js";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+
+const ALICE = "C1:1700000000.000100:U_ALICE";
+const BOB = "C1:1700000000.000200:U_BOB";
+
+/** Every gate a test made, opened after it so no job is left waiting. */
+const gates: (() => void)[] = [];
+
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  gates.push(open);
+  return { promise, open };
+}
+
+/** One process's lanes, listening on `coordination`: what its senders were told, and its log lines. */
+interface Process {
+  readonly lanes: HandOverLanes;
+  readonly broadcast: LaneStopBroadcast;
+  /** Per lane key, what its sender was told here. */
+  readonly told: Map<string, string[]>;
+  /** Resolves once the sender of `key` was told something here. */
+  toldIn(key: string): Promise<void>;
+  /** What the sender of `key` is told through (a message's `tell`). */
+  tell(key: string): (text: string) => Promise<void>;
+  readonly lines: string[];
+}
+
+describe("LaneStopBroadcast", () => {
+  let redis: RedisServer;
+  let store: Store;
+  const coordinations: Coordination[] = [];
+  const opened: Process[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+  }, 20_000);
+
+  afterEach(async () => {
+    for (const open of gates.splice(0)) open();
+    for (const side of opened.splice(0)) {
+      await side.lanes.idle();
+      await side.broadcast.close();
+    }
+    for (const coordination of coordinations.splice(0)) await coordination.close();
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await redis?.stop();
+  });
+
+  const coordination = async (): Promise<Coordination> => {
+    const opened = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
+    coordinations.push(opened);
+    return opened;
+  };
+
+  const processOn = async (on: Coordination): Promise<Process> => {
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
+    const broadcast = new LaneStopBroadcast({ coordination: on, platform: "slack", logger });
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stopsElsewhere: broadcast });
+    await broadcast.listen(lanes);
+    const told = new Map<string, string[]>();
+    const waiting = new Map<string, () => void>();
+    const toldIn = (key: string) => {
+      const { promise, open } = gate();
+      waiting.set(key, open);
+      return promise;
+    };
+    const tell = (key: string) => async (text: string) => {
+      told.set(key, [...(told.get(key) ?? []), text]);
+      waiting.get(key)?.();
+    };
+    const side = { lanes, broadcast, told, toldIn, tell, lines };
+    opened.push(side);
+    return side;
+  };
+
+  /** A message whose file is read until `reading` opens; `handedOver` says whether it was handed over. */
+  const slowMessage = (side: Process, key: string, reading: Promise<void>) => {
+    const started = gate();
+    const outcome: { handedOver: boolean | undefined } = { handedOver: undefined };
+    const entry: LaneEntry = {
+      kind: "message",
+      tell: side.tell(key),
+      handOver: async (signal) => {
+        started.open();
+        await reading;
+        outcome.handedOver = signal.handingOver();
+      },
+    };
+    return { entry, started: started.promise, outcome };
+  };
+
+  /** A stop, recording the count it is answered with. */
+  const stop = (answers: number[]): LaneEntry => ({
+    kind: "stop",
+    answer: async (dropped) => void answers.push(dropped),
+  });
+
+  it("a stop taken by B drops the message A is still reading, and A tells its sender one was dropped", async () => {
+    const a = await processOn(await coordination());
+    const b = await processOn(await coordination());
+    const reading = gate();
+    const file = slowMessage(a, ALICE, reading.promise);
+    const routed = await a.lanes.route(ALICE, file.entry);
+    await file.started;
+    const toldA = a.toldIn(ALICE);
+
+    const answers: number[] = [];
+    await b.lanes.route(ALICE, stop(answers));
+    await toldA;
+    reading.open();
+    if (routed.kind === "queued") await routed.handedOver;
+
+    expect(routed.kind).toBe("queued");
+    expect(file.outcome.handedOver).toBe(false);
+    expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
+    // B took the stop: it answers it with what it dropped itself (nothing), and tells no one more.
+    expect(answers).toEqual([0]);
+    expect(b.told.size).toBe(0);
+  });
+
+  it("B's stop answers with B's own count; A drops its waiting message and /skill, keeps /new, and says how many it dropped", async () => {
+    const a = await processOn(await coordination());
+    const b = await processOn(await coordination());
+    const reading = gate();
+    const first = slowMessage(a, ALICE, reading.promise);
+    await a.lanes.route(ALICE, first.entry);
+    await first.started;
+    const ran: string[] = [];
+    const queue = (name: string): LaneEntry =>
+      name === "message"
+        ? { kind: "message", tell: a.tell(ALICE), handOver: async () => void ran.push(name) }
+        : { kind: "command", name, tell: a.tell(ALICE), handOver: async () => void ran.push(name) };
+    await a.lanes.route(ALICE, queue("message"));
+    await a.lanes.route(ALICE, queue("new"));
+    await a.lanes.route(ALICE, queue("skill"));
+    const readingB = gate();
+    const inB = slowMessage(b, ALICE, readingB.promise);
+    await b.lanes.route(ALICE, inB.entry);
+    await inB.started;
+    const toldA = a.toldIn(ALICE);
+
+    const answers: number[] = [];
+    await b.lanes.route(ALICE, stop(answers));
+    await toldA;
+    reading.open();
+    readingB.open();
+    await a.lanes.idle();
+    await b.lanes.idle();
+
+    expect(answers).toEqual([1]);
+    expect(inB.outcome.handedOver).toBe(false);
+    expect(first.outcome.handedOver).toBe(false);
+    expect(ran).toEqual(["new"]);
+    expect(a.told.get(ALICE)).toEqual([droppedNote(3)]);
+  });
+
+  it("an announcement reaching A after its job began handing over changes nothing, and tells nobody", async () => {
+    const a = await processOn(await coordination());
+    const onB = await coordination();
+    const b = await processOn(onB);
+    const recording = gate();
+    const inReceive = gate();
+    let received = false;
+    const routed = await a.lanes.route(ALICE, {
+      kind: "message",
+      tell: a.tell(ALICE),
+      handOver: async (signal) => {
+        if (!signal.handingOver()) return;
+        inReceive.open();
+        await recording.promise;
+        received = true;
+      },
+    });
+    await inReceive.promise;
+    // Bob's message waits in A too: once his stop (announced after Alice's) is heard, hers was.
+    const bobs = slowMessage(a, BOB, gate().promise);
+    await a.lanes.route(BOB, bobs.entry);
+    await bobs.started;
+    const toldBob = a.toldIn(BOB);
+
+    const answers: number[] = [];
+    await b.lanes.route(ALICE, stop(answers));
+    await b.lanes.route(BOB, stop(answers));
+    await toldBob;
+    recording.open();
+    if (routed.kind === "queued") await routed.handedOver;
+
+    expect(routed.kind).toBe("queued");
+    expect(received).toBe(true);
+    expect(a.told.get(ALICE)).toBeUndefined();
+    expect(a.told.get(BOB)).toEqual([droppedNote(1)]);
+    expect(a.lines.filter((line) => line.includes("cancelled by a stop taken elsewhere"))).toHaveLength(1);
+  });
+
+  it("an unreadable announcement is logged and ignored", async () => {
+    const a = await processOn(await coordination());
+    const onB = await coordination();
+    const reading = gate();
+    const alices = slowMessage(a, ALICE, reading.promise);
+    const routed = await a.lanes.route(ALICE, alices.entry);
+    await alices.started;
+    const bobs = slowMessage(a, BOB, gate().promise);
+    await a.lanes.route(BOB, bobs.entry);
+    await bobs.started;
+    const toldBob = a.toldIn(BOB);
+
+    const channel = laneStopChannel("slack");
+    for (const malformed of [
+      ALICE,
+      JSON.stringify({ lane: ALICE }),
+      JSON.stringify({ from: "b", lanes: [ALICE] }),
+      JSON.stringify({ from: "b", lane: { key: ALICE } }),
+      JSON.stringify({ from: "b", lane: "" }),
+    ])
+      await onB.publish(channel, malformed);
+    // The next readable one, from the same connection, comes after them.
+    await onB.publish(channel, JSON.stringify({ from: "b", lane: BOB }));
+    await toldBob;
+    reading.open();
+    if (routed.kind === "queued") await routed.handedOver;
+
+    expect(alices.outcome.handedOver).toBe(true);
+    expect(a.told.get(ALICE)).toBeUndefined();
+    expect(
+      a.lines.filter((line) => line.includes("ignoring an unreadable lane-stop announcement")),
+    ).toHaveLength(5);
+  });
+
+  it("a process skips its own announcement: a message sent after the stop is not dropped by its echo", async () => {
+    const onB = await coordination();
+    const b = await processOn(onB);
+    const answers: number[] = [];
+    await b.lanes.route(ALICE, stop(answers));
+    const reading = gate();
+    const after = slowMessage(b, ALICE, reading.promise);
+    const routed = await b.lanes.route(ALICE, after.entry);
+    await after.started;
+    // Bob's message waits in B: an announcement of his lane, published after B's own, is heard after it.
+    const bobs = slowMessage(b, BOB, gate().promise);
+    await b.lanes.route(BOB, bobs.entry);
+    await bobs.started;
+    const toldBob = b.toldIn(BOB);
+    await onB.publish(laneStopChannel("slack"), JSON.stringify({ from: "another process", lane: BOB }));
+    await toldBob;
+    reading.open();
+    if (routed.kind === "queued") await routed.handedOver;
+
+    expect(answers).toEqual([0]);
+    expect(after.outcome.handedOver).toBe(true);
+    expect(b.told.get(ALICE)).toBeUndefined();
+  });
+});
