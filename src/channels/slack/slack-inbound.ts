@@ -11,7 +11,8 @@
  * messages in the thread. A command typed as a message (no files) is handed over at once, unless
  * its sender's lane is busy and it may change what their earlier message meets ("new", "mode
  * …"): then it waits there (answeredAtOnce); their "stop" cancels their lane, and they are told
- * what it dropped. `stop` gives the lanes a bounded time, then drops what is left: Slack was
+ * what it dropped — in every process, when several share one store (lane-stop-broadcast.ts).
+ * `stop` gives the lanes a bounded time, then drops what is left: Slack was
  * acknowledged long before, so no other process gets it, and each dropped message's sender is
  * told in its thread to send it again (hand-over-lanes.ts STOPPED_NOTE).
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
@@ -37,6 +38,7 @@ import {
   NOT_CANCELLED,
   type TellSender,
 } from "../shared/hand-over-lanes.js";
+import type { LaneStopBroadcast } from "../shared/lane-stop-broadcast.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
@@ -77,6 +79,8 @@ export interface InboundDeps {
   readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
   /** How long `stop` waits for messages whose files are still being read. */
   readonly laneStop?: LaneStopOptions | undefined;
+  /** Several processes on one store: a sender's stop cancels their lane in every one of them. */
+  readonly stopsElsewhere?: LaneStopBroadcast | undefined;
 }
 
 /** The envelope fields of an Events API delivery that matter here. */
@@ -106,15 +110,22 @@ export class SlackInbound {
       maxWaiting: LANE_MAX_WAITING,
       logger: deps.logger,
       stop: deps.laneStop,
+      stopsElsewhere: deps.stopsElsewhere,
     });
+  }
+
+  /** Before the first event: hear the stops other processes take (several processes on one store). */
+  async listen(): Promise<void> {
+    await this.deps.stopsElsewhere?.listen(this.lanes);
   }
 
   /**
    * The channel stopping: messages still being read get a bounded time, then are dropped, each
-   * one's sender told in its thread to send it again.
+   * one's sender told in its thread to send it again; then other processes' stops are no longer heard.
    */
-  stop(): Promise<void> {
-    return this.lanes.drain();
+  async stop(): Promise<void> {
+    await this.lanes.drain();
+    await this.deps.stopsElsewhere?.close();
   }
 
   /** Handle one message or app_mention event; never throws. */
