@@ -7,11 +7,14 @@
  * skill is in the catalog, hidden or switched off (or that this cannot be read now: it is saved). Bundled files are given inline or copied from
  * the workspace (never from outside it); a copied file keeps its executable bit (the card says
  * so). The folder is written beside its destination and renamed into place, so a failed save
- * leaves no half-written skill; a replace that fails once the old folder is moved aside puts it
- * back (or, when that fails too, leaves the staging folder, beside which the loader serves it).
+ * leaves no half-written skill (its SKILL.md is written last); a replace that fails once the old
+ * folder is moved aside puts it back (or, when that fails too, leaves the staging folder, beside
+ * which the loader serves it). A folder is removed without following a link in it
+ * (AnchoredDir.removeDir); what a process that died mid-save left is cleaned up before the next
+ * library's first scan (skill-save-leftovers.ts).
  */
 import { randomBytes } from "node:crypto";
-import { rename, rm } from "node:fs/promises";
+import { rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { openCheckedDir } from "../tools/files/anchored-fs.js";
@@ -185,16 +188,21 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   const name = path.basename(plan.dir);
   const skillsDir = path.dirname(plan.shownDir);
   const staging = stagingSkillFolder(name, tag);
+  // SKILL.md goes last, so a staging folder with one holds every file of the skill: the cleanup
+  // after a process died mid-save completes only such a folder (skill-save-leftovers.ts).
+  const writes = [
+    ...plan.files.map((file) => ({ ...file, mode: file.executable ? SCRIPT_MODE : FILE_MODE })),
+    { path: SKILL_FILE, content: plan.skillFile, mode: FILE_MODE },
+  ];
+  const write = (file: (typeof writes)[number]) =>
+    saveInWorkspace(paths, path.join(skillsDir, staging, file.path), file.content, file.mode);
   // The first file makes the skills folder when missing; from then on its handle is held.
-  await saveInWorkspace(paths, path.join(skillsDir, staging, SKILL_FILE), plan.skillFile);
+  await write(writes[0]!);
   const parent = await openCheckedDir(await paths.resolve(skillsDir));
   // Set when the old skill could not be put back: its aside folder is served only beside this staging folder.
   let keepStaging = false;
   try {
-    for (const file of plan.files) {
-      const relative = path.join(skillsDir, staging, file.path);
-      await saveInWorkspace(paths, relative, file.content, file.executable ? SCRIPT_MODE : FILE_MODE);
-    }
+    for (const file of writes.slice(1)) await write(file);
     if (plan.exists) {
       // Until the new folder is in place the loader reads the old one under its aside name (while
       // the staging folder of the same tag is there).
@@ -209,10 +217,10 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
         });
         throw error;
       }
-      await rm(parent.child(old), { recursive: true, force: true });
+      await parent.removeDir(old, path.join(skillsDir, old));
     } else await rename(parent.child(staging), parent.child(name));
   } finally {
-    if (!keepStaging) await rm(parent.child(staging), { recursive: true, force: true });
+    if (!keepStaging) await parent.removeDir(staging, path.join(skillsDir, staging));
     await parent.close();
   }
 }

@@ -3,7 +3,8 @@
  * save runs: a folder inside the staging folder swapped for a link must not send a copied script,
  * or its executable bit, onto a file outside the workspace (the script is created executable by
  * the anchored write, so nothing opens it again by path), and a copied file swapped once opened
- * does not mix its text and executable bit with those of the file put in its place.
+ * does not mix its text and executable bit with those of the file put in its place. The files are
+ * written SKILL.md last, so a staging folder with a SKILL.md holds the whole skill.
  */
 import {
   chmodSync,
@@ -52,10 +53,14 @@ afterEach(async () => {
   await fixture?.cleanup();
 });
 
-/** Save the skill "tooling" with the workspace's tool.sh copied in as `to`. */
+/** Save the skill "tooling" with a notes.txt, then the workspace's tool.sh copied in as `to`. */
 function saveTooling(to: string) {
+  const files = [
+    { path: "notes.txt", content: "written first\n" },
+    { path: to, from: "tool.sh" },
+  ];
   return createSaveSkillTool(toolWorkspace({ root: fixture!.workspace })).execute(
-    { name: "tooling", description: "d", instructions: "steps", files: [{ path: to, from: "tool.sh" }] },
+    { name: "tooling", description: "d", instructions: "steps", files },
     SKILL_CALL_CONTEXT,
   );
 }
@@ -101,7 +106,7 @@ it("a folder of the staging folder swapped for a link before a script is written
   fixture = await skillsFixture();
   const outside = scriptAndOutside();
   after.call = "rename";
-  after.suffix = "/SKILL.md";
+  after.suffix = "/notes.txt";
   after.run = () => swapStagingFolder("scripts", outside);
   const saved = await saveTooling("scripts/run.sh");
   expect(after.run).toBeUndefined();
@@ -128,4 +133,20 @@ it("a copied script swapped for another file once opened: the saved file is the 
   const written = path.join(fixture.workspaceSkills, "tooling", "run.sh");
   expect(readFileSync(written, "utf8")).toBe("#!/bin/sh\necho opened\n");
   expect(statSync(written).mode & 0o100).toBe(0o100);
+});
+
+it("SKILL.md is written after every bundled file: a staging folder a dead process left with one holds the whole skill", async () => {
+  fixture = await skillsFixture();
+  scriptAndOutside();
+  let staged: string[] = [];
+  after.call = "rename";
+  after.suffix = "/run.sh";
+  after.run = () => {
+    const staging = readdirSync(fixture!.workspaceSkills).find((entry) => entry.includes(".saving-")) ?? "";
+    staged = readdirSync(path.join(fixture!.workspaceSkills, staging)).sort();
+  };
+  const saved = await saveTooling("scripts/run.sh");
+  expect(after.run).toBeUndefined();
+  expect(saved.ok).toBe(true);
+  expect(staged).toEqual(["notes.txt", "scripts"]);
 });

@@ -6,11 +6,13 @@
  * and the use cannot redirect the access outside. The opened file's identity (dev + inode) must
  * be the one the check saw; FIFOs and devices are refused; a write never goes through a hard
  * link (nlink > 1) and lands via a temporary file renamed over the target in the same directory.
- * Without /proc the walk falls back to absolute paths with O_NOFOLLOW on each component.
+ * Without /proc the walk falls back to absolute paths with O_NOFOLLOW on each component. A folder
+ * is removed the same way (AnchoredDir.removeDir): each sub-folder opened relative to its parent,
+ * a link removed as a link, never followed.
  */
 import { randomBytes } from "node:crypto";
 import { constants, existsSync, type Dirent, type Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { FileIdentity, ResolvedPath } from "./workspace-paths.js";
 
@@ -30,6 +32,13 @@ export class UnsafeFileError extends Error {
 export class NotRegularFileError extends UnsafeFileError {
   override readonly name = "NotRegularFileError";
 }
+
+/**
+ * Deepest folder nesting removeDir goes through: it holds every folder above the one it empties
+ * open, and a folder nested thousands deep (no path length stops a walk relative to open folders)
+ * would take as many file handles.
+ */
+const REMOVE_DEPTH_MAX = 100;
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -82,6 +91,34 @@ export class AnchoredDir {
       }
       throw error;
     }
+  }
+
+  /**
+   * Remove the sub-folder `name` and everything in it; nothing when it is missing. Every folder
+   * below is opened relative to its parent following no link, and everything else is unlinked by
+   * its name there, so a link inside is removed as a link, and `name` (or a folder below) swapped
+   * for a link is refused (UnsafeFileError), never deleted through.
+   */
+  async removeDir(name: string, shown: string, depth = 0): Promise<void> {
+    if (depth > REMOVE_DEPTH_MAX)
+      throw new UnsafeFileError(`${shown} is nested over ${REMOVE_DEPTH_MAX} folders deep; not removed`);
+    let dir: AnchoredDir;
+    try {
+      dir = await this.openDir(name, shown);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return;
+      throw error;
+    }
+    try {
+      for (const entry of await dir.entries()) {
+        const shownEntry = `${shown}/${entry.name}`;
+        if (entry.isDirectory()) await dir.removeDir(entry.name, shownEntry, depth + 1);
+        else await unlink(dir.child(entry.name));
+      }
+    } finally {
+      await dir.close();
+    }
+    await rmdir(this.child(name));
   }
 
   /** Entries of this directory (names and types; symlinks are reported, not followed). */
