@@ -8,7 +8,9 @@
  * of the skills it found, so a switch made by another process holds from the next scan on; one
  * made here applies at once. A save through save_skill drops the scan (also one still being made,
  * so the next query makes a new one). The catalog text is kept until the scan or the switches
- * change.
+ * change. Before its first scan a library runs `beforeFirstScan` once (the app's: the cleanup of
+ * what interrupted saves left in the workspace, skill-save-leftovers.ts), so that scan finds the
+ * skills as those saves meant them.
  */
 import { COWORKER_FOLDER, SKILLS_FOLDER } from "../core/workspace-layout.js";
 import path from "node:path";
@@ -44,6 +46,8 @@ export interface SkillLibraryOptions {
   /** How long a scan is reused, in ms (default 1,000; 0 rescans on every query). */
   readonly scanIntervalMs?: number;
   readonly now?: () => number;
+  /** Run once before the first scan (see the module header); never rejects. */
+  readonly beforeFirstScan?: () => Promise<void>;
 }
 
 /** Default time a scan is reused. */
@@ -73,6 +77,8 @@ export class SkillLibrary {
   private lastScan: { readonly scan: SkillScan; readonly at: number } | undefined;
   /** The scan being made, for every query meanwhile; an invalidation drops it. */
   private pending: Promise<SkillScan> | undefined;
+  /** The run of `beforeFirstScan`, every scan after it. */
+  private prepared: Promise<void> | undefined;
   private lastCatalog:
     | { readonly scan: SkillScan; readonly version: number; readonly text: string | undefined }
     | undefined;
@@ -105,8 +111,7 @@ export class SkillLibrary {
 
   /** A new scan, begun at `now`: kept as the last one unless an invalidation dropped it meanwhile. */
   private startScan(now: number): Promise<SkillScan> {
-    const pending: Promise<SkillScan> = this.options.loader
-      .scan()
+    const pending: Promise<SkillScan> = this.loaderScan()
       .then(async (scan) => {
         await this.options.switches.refresh([...scan.skills.keys()]);
         if (this.pending === pending) this.lastScan = { scan, at: now };
@@ -116,6 +121,14 @@ export class SkillLibrary {
         if (this.pending === pending) this.pending = undefined;
       });
     return pending;
+  }
+
+  /** The loader's scan, once `beforeFirstScan` has run. */
+  private loaderScan(): Promise<SkillScan> {
+    const before = this.options.beforeFirstScan;
+    if (before === undefined) return this.options.loader.scan();
+    this.prepared ??= before();
+    return this.prepared.then(() => this.options.loader.scan());
   }
 
   /** The catalog of the enabled skills within the budget; undefined when none is enabled. */

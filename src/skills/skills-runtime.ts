@@ -4,7 +4,8 @@
  * `load_skill` and `save_skill` tools for every session (save_skill refused where no approver is
  * configured, and who asked for each saved skill recorded: skill-authority.ts), the per-turn
  * context part (catalog and countermands), the prompt framer for a skill run directly, and the
- * `skills` / `skill` commands.
+ * `skills` / `skill` commands. Before the first scan, what saves interrupted by a dead process
+ * left in the workspace's skills folder is completed or removed (skill-save-leftovers.ts).
  * A broken skill never breaks a turn: the loader reports and logs it instead of throwing, the
  * context part leaves the skills out if scanning fails outright (the rest of the context stays),
  * the engine uses the prompt as typed if framing fails, and `doctor` lists the details.
@@ -26,6 +27,7 @@ import { skillsContext } from "./skill-context.js";
 import { SkillLibrary, skillSources } from "./skill-library.js";
 import { SkillLoader } from "./skill-loader.js";
 import { frameSkillRun } from "./skill-run.js";
+import { clearSaveLeftovers } from "./skill-save-leftovers.js";
 import { SkillSavers } from "./skill-savers.js";
 import { SkillSwitches } from "./skill-switches.js";
 
@@ -93,7 +95,8 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     options.logger,
   );
   const offLimits = options.serviceFiles;
-  const loader = new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs), {
+  const sources = skillSources(options.workspaceRoot, options.dataDir, settings.dirs);
+  const loader = new SkillLoader(sources, {
     watch: options.watch ?? true,
     logger: options.logger,
     offLimits,
@@ -104,6 +107,7 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     workspaceRoot: options.workspaceRoot,
     catalogBudgetTokens: settings.catalogBudgetTokens,
     scanIntervalMs: options.scanIntervalMs,
+    beforeFirstScan: () => clearSaveLeftovers(sources, { offLimits, logger: options.logger }),
   });
   const savers = new SkillSavers(options.space);
   const workspace = conversationWorkspace(createWorkspacePaths({ root: options.workspaceRoot, offLimits }));

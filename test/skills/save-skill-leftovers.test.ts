@@ -1,0 +1,242 @@
+/**
+ * What a save_skill whose process died left in the workspace's skills folder, made on disk as the
+ * crash would have left it, cleaned up when the skills are loaded (the library's first scan): a
+ * staging folder whose skill is not in place is completed when its SKILL.md loads (removed when it
+ * does not, its aside folder put back), staging and aside folders whose skill is in place are
+ * removed, a folder younger than the grace period (a save under way in another process) is left
+ * alone, and neither a leftover that is a link nor a link inside one is followed.
+ */
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { afterEach, expect, it, vi } from "vitest";
+import { clearSaveLeftovers, LEFTOVER_GRACE_MS } from "../../src/skills/skill-save-leftovers.js";
+import { asideSkillFolder, stagingSkillFolder } from "../../src/skills/skill-save-folders.js";
+import { openSkills } from "../../src/skills/skills-runtime.js";
+import { skillMd, skillsFixture, writeSkill } from "./support.js";
+
+let fixture: Awaited<ReturnType<typeof skillsFixture>> | undefined;
+afterEach(async () => {
+  vi.useRealTimers();
+  await fixture?.cleanup();
+  fixture = undefined;
+});
+
+/** The skills of the fixture's workspace as the app opens them, logging to `warn`. */
+function loadSkills(warn: (...args: unknown[]) => void = () => {}) {
+  return openSkills({
+    serviceFiles: [],
+    workspaceRoot: fixture!.workspace,
+    dataDir: fixture!.dataDir,
+    settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
+    approvers: { approvers: [] },
+    scanIntervalMs: 0,
+    watch: false,
+    logger: { warn } as never,
+  });
+}
+
+/** Load the skills that late: every folder made so far is older than the grace period. */
+function afterTheGrace(): void {
+  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + LEFTOVER_GRACE_MS + 60_000 });
+}
+
+/** The names in the workspace's skills folder, sorted. */
+function folders(): string[] {
+  return readdirSync(fixture!.workspaceSkills).sort();
+}
+
+/** The skill "tooling" in place, in its first version. */
+function toolingInPlace(): string {
+  return writeSkill(fixture!.workspaceSkills, "tooling", skillMd("tooling", "old version"), {
+    "old.txt": "old\n",
+  });
+}
+
+/**
+ * A replace of "tooling" that died between its renames: new one staged, old one (last written an
+ * hour before) moved aside.
+ */
+function replaceDiedBetweenRenames(tag: string): void {
+  const hourAgo = new Date(Date.now() - 60 * 60_000);
+  utimesSync(toolingInPlace(), hourAgo, hourAgo);
+  writeSkill(
+    fixture!.workspaceSkills,
+    stagingSkillFolder("tooling", tag),
+    skillMd("tooling", "new version"),
+    {
+      "scripts/run.sh": "echo new\n",
+    },
+  );
+  renameSync(
+    path.join(fixture!.workspaceSkills, "tooling"),
+    path.join(fixture!.workspaceSkills, asideSkillFolder("tooling", tag)),
+  );
+}
+
+/** What `warn` was told of leftovers: one message per folder. */
+function cleaned(warn: ReturnType<typeof vi.fn>): string[] {
+  return warn.mock.calls.map((call) => String(call[1])).filter((message) => message.includes("interrupted"));
+}
+
+it("a replace that died between its renames is completed: the approved new skill in place, the old one removed", async () => {
+  fixture = await skillsFixture();
+  replaceDiedBetweenRenames("0000000a");
+  afterTheGrace();
+  const warn = vi.fn();
+  const skills = await loadSkills(warn);
+  const scan = await skills.library.scan();
+  expect(scan.skills.get("tooling")?.description).toBe("new version");
+  expect(scan.skills.get("tooling")?.dir).toBe(path.join(fixture.workspaceSkills, "tooling"));
+  expect(folders()).toEqual(["tooling"]);
+  expect(readdirSync(path.join(fixture.workspaceSkills, "tooling")).sort()).toEqual(["SKILL.md", "scripts"]);
+  expect(cleaned(warn)).toEqual([
+    "skills: completed the skill an interrupted save_skill had written",
+    "skills: removed a folder left by an interrupted save_skill",
+  ]);
+  skills.close();
+});
+
+it("a new skill's save that died before its rename is completed; one that died before its SKILL.md was written is removed", async () => {
+  fixture = await skillsFixture();
+  const skillsDir = fixture.workspaceSkills;
+  writeSkill(skillsDir, stagingSkillFolder("notes", "0000000b"), skillMd("notes", "approved notes"));
+  mkdirSync(path.join(skillsDir, stagingSkillFolder("draft", "0000000c"), "scripts"), { recursive: true });
+  writeFileSync(path.join(skillsDir, stagingSkillFolder("draft", "0000000c"), "scripts", "a.sh"), "echo\n");
+  afterTheGrace();
+  const warn = vi.fn();
+  const skills = await loadSkills(warn);
+  const scan = await skills.library.scan();
+  expect(scan.skills.get("notes")?.description).toBe("approved notes");
+  expect(scan.skills.has("draft")).toBe(false);
+  expect(folders()).toEqual(["notes"]);
+  expect(cleaned(warn)).toHaveLength(2);
+  skills.close();
+});
+
+it("staging and aside folders whose skill is in place are removed; the skill in place stays as it is", async () => {
+  fixture = await skillsFixture();
+  toolingInPlace();
+  const skillsDir = fixture.workspaceSkills;
+  writeSkill(skillsDir, stagingSkillFolder("tooling", "0000000d"), skillMd("tooling", "a later save"));
+  writeSkill(skillsDir, asideSkillFolder("tooling", "0000000e"), skillMd("tooling", "older still"));
+  afterTheGrace();
+  const warn = vi.fn();
+  const skills = await loadSkills(warn);
+  expect((await skills.library.scan()).skills.get("tooling")?.description).toBe("old version");
+  expect(folders()).toEqual(["tooling"]);
+  expect(readFileSync(path.join(skillsDir, "tooling", "old.txt"), "utf8")).toBe("old\n");
+  expect(cleaned(warn)).toEqual([
+    "skills: removed a folder left by an interrupted save_skill",
+    "skills: removed a folder left by an interrupted save_skill",
+  ]);
+  skills.close();
+});
+
+it("a replace that died with a staging folder that does not load puts the old skill back", async () => {
+  fixture = await skillsFixture();
+  replaceDiedBetweenRenames("0000000f");
+  const staged = path.join(fixture.workspaceSkills, stagingSkillFolder("tooling", "0000000f"), "SKILL.md");
+  writeFileSync(staged, "no front matter\n");
+  afterTheGrace();
+  const skills = await loadSkills();
+  expect((await skills.library.scan()).skills.get("tooling")?.description).toBe("old version");
+  expect(folders()).toEqual(["tooling"]);
+  expect(readFileSync(path.join(fixture.workspaceSkills, "tooling", "old.txt"), "utf8")).toBe("old\n");
+  skills.close();
+});
+
+it("folders younger than the grace period are left alone: a save of another process may be under way", async () => {
+  fixture = await skillsFixture();
+  replaceDiedBetweenRenames("00000010");
+  writeSkill(
+    fixture.workspaceSkills,
+    stagingSkillFolder("notes", "00000011"),
+    skillMd("notes", "being saved"),
+  );
+  const before = folders();
+  const warn = vi.fn();
+  const skills = await loadSkills(warn);
+  const scan = await skills.library.scan();
+  // The old skill is still served from its aside folder, as while the save is under way: that
+  // folder was written an hour ago, but moved aside just now.
+  expect(scan.skills.get("tooling")?.description).toBe("old version");
+  expect(scan.skills.has("notes")).toBe(false);
+  expect(folders()).toEqual(before);
+  expect(cleaned(warn)).toEqual([]);
+  skills.close();
+});
+
+it("a skill with a save folder younger than the grace period keeps its older leftovers too: its save may be under way", async () => {
+  fixture = await skillsFixture();
+  const skillsDir = fixture.workspaceSkills;
+  const older = writeSkill(
+    skillsDir,
+    stagingSkillFolder("notes", "00000015"),
+    skillMd("notes", "older save"),
+  );
+  writeSkill(skillsDir, stagingSkillFolder("other", "00000017"), skillMd("other", "long dead"));
+  const olderAt = Math.max(
+    lstatSync(older).ctimeMs,
+    lstatSync(path.join(skillsDir, stagingSkillFolder("other", "00000017"))).ctimeMs,
+  );
+  // The file system's clock moves on (no sleep: a file is touched until its change time has), then a save begins.
+  const probe = path.join(fixture.root, "probe");
+  writeFileSync(probe, "");
+  while (lstatSync(probe).ctimeMs <= olderAt + 1) writeFileSync(probe, "");
+  const younger = writeSkill(
+    skillsDir,
+    stagingSkillFolder("notes", "00000016"),
+    skillMd("notes", "newer save"),
+  );
+  const now = Math.max(lstatSync(younger).ctimeMs, lstatSync(younger).mtimeMs) + LEFTOVER_GRACE_MS - 1;
+  expect(now - olderAt).toBeGreaterThanOrEqual(LEFTOVER_GRACE_MS);
+  await clearSaveLeftovers(fixture.sources, { offLimits: [], now: () => now });
+  expect(folders()).toContain(stagingSkillFolder("notes", "00000015"));
+  expect(folders()).toContain(stagingSkillFolder("notes", "00000016"));
+  expect(folders()).not.toContain("notes");
+  expect(folders()).toContain("other");
+});
+
+it("only the save's own folder names are touched", async () => {
+  fixture = await skillsFixture();
+  toolingInPlace();
+  const others = [".tooling.saving-xyz", ".tooling.old-0000001z", ".git", ".tooling.saving-00000012.bak"];
+  for (const name of others) writeSkill(fixture.workspaceSkills, name, skillMd("tooling", "not a save's"));
+  afterTheGrace();
+  const skills = await loadSkills();
+  await skills.library.scan();
+  expect(folders()).toEqual([...others, "tooling"].sort());
+  skills.close();
+});
+
+it("a leftover that is a link is not followed, and a link inside a leftover is removed as a link", async () => {
+  fixture = await skillsFixture();
+  toolingInPlace();
+  const outside = path.join(fixture.root, "outside");
+  writeSkill(outside, "kept", skillMd("tooling", "outside the workspace"), { "secret.txt": "keep me\n" });
+  const skillsDir = fixture.workspaceSkills;
+  const linked = stagingSkillFolder("tooling", "00000013");
+  symlinkSync(path.join(outside, "kept"), path.join(skillsDir, linked));
+  const aside = asideSkillFolder("tooling", "00000014");
+  mkdirSync(path.join(skillsDir, aside));
+  symlinkSync(path.join(outside, "kept"), path.join(skillsDir, aside, "scripts"));
+  afterTheGrace();
+  const skills = await loadSkills();
+  await skills.library.scan();
+  expect(folders()).toEqual([linked, "tooling"].sort());
+  expect(lstatSync(path.join(skillsDir, linked)).isSymbolicLink()).toBe(true);
+  expect(readdirSync(path.join(outside, "kept")).sort()).toEqual(["SKILL.md", "secret.txt"]);
+  expect(readFileSync(path.join(outside, "kept", "secret.txt"), "utf8")).toBe("keep me\n");
+  expect(existsSync(path.join(skillsDir, aside))).toBe(false);
+  skills.close();
+});
