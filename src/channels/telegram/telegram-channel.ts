@@ -5,8 +5,9 @@
  * concurrent across chats, ordered per chat and topic only around the handlers that check access,
  * answer commands and record or hand over (a message's files are read in its sender's lane
  * after; a webhook update is answered once its message is handed over, within the webhook's
- * deadline). Stopping gives the lanes a few seconds, then drops what is left, telling each
- * sender to send it again unless Telegram delivers it again (a webhook update the stop left
+ * deadline; with several processes on one store, a person's /stop cancels their lane in every
+ * one of them: lane-stop-broadcast.ts). Stopping gives the lanes a few seconds, then drops what
+ * is left, telling each sender to send it again unless Telegram delivers it again (a webhook update the stop left
  * unanswered: hand-over-lanes.ts drain), so the turns' own grace still comes within
  * the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
  * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds
@@ -41,6 +42,7 @@ import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import { AlbumCollector, type AlbumOptions } from "./telegram-albums.js";
 import { HandOverLanes, LANE_MAX_WAITING, type LaneStopOptions } from "../shared/hand-over-lanes.js";
+import { LaneStopBroadcast, type LaneStopCoordination } from "../shared/lane-stop-broadcast.js";
 import { HandOverWaits } from "./telegram-hand-over-waits.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
@@ -101,6 +103,12 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly clock?: Clock;
   /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
   readonly laneStop?: Omit<LaneStopOptions, "clock">;
+  /**
+   * Several processes on one store (webhook mode: any of them takes an update): where a person's
+   * stop is announced, so it also drops what they sent before it that another process is still
+   * reading (lane-stop-broadcast.ts). None without.
+   */
+  readonly laneStops?: LaneStopCoordination;
 }
 
 /** 429 / 5xx retries unless the options say otherwise. */
@@ -191,6 +199,7 @@ export class TelegramChannel implements ChannelAdapter {
   private readonly access: TelegramAccess;
   private readonly migrations: ChatMigrations;
   private readonly lanes: HandOverLanes;
+  private readonly stopsElsewhere: LaneStopBroadcast | undefined;
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -200,10 +209,14 @@ export class TelegramChannel implements ChannelAdapter {
     const logger = options.logger.child({ channel: "telegram" });
     this.logger = logger;
     const clock = options.clock ?? systemClock;
+    this.stopsElsewhere =
+      options.laneStops &&
+      new LaneStopBroadcast({ coordination: options.laneStops, platform: this.platform, logger });
     this.lanes = new HandOverLanes({
       maxWaiting: LANE_MAX_WAITING,
       logger,
       stop: { ...options.laneStop, clock },
+      stopsElsewhere: this.stopsElsewhere,
     });
     this.bot = new Bot(options.botToken, {
       client: { apiRoot, fetch: telegramFetch },
@@ -346,6 +359,8 @@ export class TelegramChannel implements ChannelAdapter {
     await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
       this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
     });
+    // Before the first update: the stops other processes take reach the lanes here.
+    await this.stopsElsewhere?.listen(this.lanes);
     await this.receiver.start();
     this.logger.info({ bot: this.bot.botInfo.username, mode: this.receiver.mode }, "telegram started");
   }
@@ -354,12 +369,13 @@ export class TelegramChannel implements ChannelAdapter {
    * Stop receiving, and hand over the messages whose files are still being read, for a few seconds
    * at most (the shutdown's watchdog must still leave the turns their grace): those left then are
    * dropped, each one's sender told to send it again unless Telegram delivers its update again (a
-   * webhook update not answered when the receiver stopped, which is settled by then). Turns
-   * already running finish through the session layer.
+   * webhook update not answered when the receiver stopped, which is settled by then); then other
+   * processes' stops are no longer heard. Turns already running finish through the session layer.
    */
   async stop(): Promise<void> {
     await this.receiver.stop();
     await this.lanes.drain();
+    await this.stopsElsewhere?.close();
   }
 
   /** Receiving works: the webhook listens, or the last getUpdates answered. */

@@ -1,0 +1,125 @@
+/**
+ * A person's /stop reaches the voice note they sent before it in another process: two Telegram
+ * channels in webhook mode (two processes behind one webhook URL, each update posted to the one
+ * the balancer picked), each with its own coordination on one real redis-server. Alice's voice
+ * note is still being transcribed in A when her /stop goes to B: B answers the stop (with nothing
+ * dropped there), A never hands the voice note over (before, it did, after the stop, starting a
+ * turn) and tells her in her chat that one message was dropped; her next message to A is handed
+ * over as usual.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import type { Update } from "grammy/types";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
+import { droppedNote } from "../../../src/channels/shared/hand-over-lanes.js";
+import { TelegramChannel } from "../../../src/channels/telegram/telegram-channel.js";
+import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
+import { createStore } from "../../../src/store/create-store.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
+import type { Store } from "../../../src/store/store.js";
+import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
+import { gatedTranscription } from "../../support/gated-transcription.js";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+import {
+  ALICE,
+  ALICE_DM,
+  fakeTelegramChannelOptions,
+  ScriptedService,
+  TEST_WEBHOOK,
+  WEBHOOK_SECRET,
+} from "../telegram/harness.js";
+import { VOICE } from "../telegram/slow-recording.js";
+
+const cleanup: (() => Promise<void>)[] = [];
+
+/** Post `update` to the webhook of the process listening on `port`: its status, or "no answer". */
+function postToWebhook(port: number | undefined, update: Update): Promise<string> {
+  return fetch(`http://127.0.0.1:${port}${TEST_WEBHOOK.path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
+    body: JSON.stringify(update),
+  }).then(
+    (response) => `status ${response.status}`,
+    () => "no answer",
+  );
+}
+
+describe("telegram: a /stop taken by another process", () => {
+  let redis: RedisServer;
+  let store: Store;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+  }, 20_000);
+
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await redis?.stop();
+  });
+
+  /** One process's Telegram channel on `tg`, its webhook on a port of its own, sharing the redis-server. */
+  const processOn = async (tg: FakeTelegram, root: string, attachments?: AttachmentIntake) => {
+    const coordination = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
+    cleanup.push(() => coordination.close());
+    const service = new ScriptedService();
+    const channel = withOutputs(
+      new TelegramChannel(
+        fakeTelegramChannelOptions(tg, {
+          allowedUsers: [String(ALICE.id)],
+          allowedChats: [],
+          workspaceRoot: root,
+          service,
+          logger: pino({ level: "silent" }),
+          accessStore: store.space("grants"),
+          budget: storeSlotBudget(store.space("budgets")),
+          webhook: TEST_WEBHOOK,
+          laneStops: coordination,
+          ...(attachments ? { attachments } : {}),
+        }),
+      ),
+      service,
+    );
+    await channel.start();
+    cleanup.push(() => channel.stop());
+    return { service, post: (update: Update) => postToWebhook(channel.webhookPort(), update) };
+  };
+
+  it("drops the voice note A is still reading when B takes her /stop, and A tells her so in her chat", async () => {
+    const tg = await startFakeTelegram();
+    cleanup.push(() => tg.close());
+    const root = await mkdtemp(join(os.tmpdir(), "tg-lane-stops-"));
+    cleanup.push(() => rm(root, { recursive: true, force: true }));
+    const { attachments, transcribing, release, close } = await gatedTranscription(root);
+    cleanup.push(close);
+    const a = await processOn(tg, root, attachments);
+    cleanup.push(async () => release());
+    const b = await processOn(tg, root);
+
+    const voice = a.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE }).update);
+    await transcribing;
+    const stop = await b.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
+    const texts = () => tg.state.botMessages(ALICE.id).map((message) => message.text);
+    await tg.waitFor(() => texts().includes(droppedNote(1)));
+    release();
+    // Her next message to A waits in her lane behind the voice note's job: once it is in, that job is over.
+    const next = await a.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "start over" }).update);
+    await a.service.waitFor(() => a.service.received.length === 1);
+
+    expect([await voice, stop, next]).toEqual(["status 200", "status 200", "status 200"]);
+    expect(b.service.commands.map((command) => command.name)).toEqual(["stop"]);
+    expect(a.service.commands).toEqual([]);
+    expect(a.service.received.map((message) => message.text)).toEqual(["start over"]);
+    expect(b.service.received).toEqual([]);
+    // B answered the stop with what it dropped itself (nothing); A told her what it dropped.
+    expect(texts().sort()).toEqual([droppedNote(1), "ran stop"].sort());
+  });
+});
