@@ -17,7 +17,7 @@
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
-import { fromVersioned, toVersioned } from "../store/versioned.js";
+import { fromVersioned, StoredDataError, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
 import type { Clock } from "../core/clock.js";
 import { PeriodicTask } from "../core/periodic-task.js";
@@ -248,17 +248,19 @@ export class SubscriptionRegistry {
 
   /**
    * `wokenThrough` of several subscriptions, in order, in one read of the store (which rejects
-   * when it fails): a marker that cannot be read is given as its error, beside the others.
+   * when it fails): a marker that cannot be read is given as its error, beside the others. A row
+   * that is not even JSON fails the whole batched read (the store parses every row it returns), so
+   * then each marker is read on its own and only that one fails.
    */
   async wokenThroughMany(ids: readonly string[]): Promise<readonly WokenRead[]> {
-    const raws = await getAll(this.space, ids.map(wokenKey));
-    return ids.map((id, at): WokenRead => {
-      try {
-        return { ok: true, woken: parseWoken(id, raws[at]) };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    });
+    let raws: readonly unknown[];
+    try {
+      raws = await getAll(this.space, ids.map(wokenKey));
+    } catch (error) {
+      if (!(error instanceof StoredDataError)) throw error;
+      return Promise.all(ids.map((id) => settledWoken(() => this.wokenThrough(id))));
+    }
+    return Promise.all(ids.map((id, at) => settledWoken(async () => parseWoken(id, raws[at]))));
   }
 
   /**
@@ -381,6 +383,15 @@ export class SubscriptionRegistry {
     this.byId.delete(id);
     this.bySession.remove(existing.sessionId, id);
     this.byChannel.remove(channelKeyOf(existing.channelRef), id);
+  }
+}
+
+/** A wake marker's read as a WokenRead: its position, or why it could not be read. */
+async function settledWoken(read: () => Promise<BufferPosition | undefined>): Promise<WokenRead> {
+  try {
+    return { ok: true, woken: await read() };
+  } catch (error) {
+    return { ok: false, error };
   }
 }
 
