@@ -56,9 +56,10 @@ const HEARTBEAT_MS = 1_000;
  * At most this many messages wait in the port for the main thread. An event frame is a few KB
  * (Slack's are mostly 1–5 KB; the largest allowed is SLACK_BODY_LIMIT), so this holds a few MB in
  * the usual case; handing one to Bolt takes well under a millisecond, so a thousand waiting is a
- * real backlog, not a burst the next turn of the loop clears; and it is the most acked events a
- * process that dies now can lose. Far above Slack's sustained rate for one app (30,000 events an
- * hour per workspace, under ten a second), so only a stalled or swamped main thread reaches it.
+ * real backlog, not a burst the next turn of the loop clears. It bounds the acked events waiting in
+ * the port, not those Bolt has taken and is still handling (their handlers' own work decides how
+ * long that takes). Far above Slack's sustained rate for one app (30,000 events an hour per
+ * workspace, under ten a second), so only a stalled or swamped main thread reaches it.
  */
 const MAX_UNTAKEN = 1_000;
 /**
@@ -244,13 +245,13 @@ export class SocketThread extends EventEmitter {
     });
     this.worker.on("message", (message: unknown) => {
       const posted = postedSchema.safeParse(message);
+      this.taken += 1;
       this.emit(
         "message",
         posted.success
           ? posted.data
           : { kind: "log", level: "error", text: "the socket mode thread posted an unexpected message" },
       );
-      this.taken += 1;
       if (this.beatDue) return;
       this.beatDue = true;
       setImmediate(() => {
