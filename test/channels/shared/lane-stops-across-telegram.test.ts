@@ -7,69 +7,34 @@
  * turn) and tells her in her chat that one message was dropped; her next message to A is handed
  * over as usual.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import { join } from "node:path";
 import pino from "pino";
 import type { Update } from "grammy/types";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
 import { droppedNote } from "../../../src/channels/shared/hand-over-lanes.js";
 import { TelegramChannel } from "../../../src/channels/telegram/telegram-channel.js";
-import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
-import { createStore } from "../../../src/store/create-store.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
-import type { Store } from "../../../src/store/store.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
-import { gatedTranscription } from "../../support/gated-transcription.js";
-import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
 import {
   ALICE,
   ALICE_DM,
   fakeTelegramChannelOptions,
   ScriptedService,
   TEST_WEBHOOK,
-  WEBHOOK_SECRET,
 } from "../telegram/harness.js";
+import { postToWebhook } from "../telegram/post-to-webhook.js";
 import { VOICE } from "../telegram/slow-recording.js";
-
-const cleanup: (() => Promise<void>)[] = [];
-
-/** Post `update` to the webhook of the process listening on `port`: its status, or "no answer". */
-function postToWebhook(port: number | undefined, update: Update): Promise<string> {
-  return fetch(`http://127.0.0.1:${port}${TEST_WEBHOOK.path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
-    body: JSON.stringify(update),
-  }).then(
-    (response) => `status ${response.status}`,
-    () => "no answer",
-  );
-}
+import { processesOnOneRedis } from "./support-lane-stops.js";
 
 describe("telegram: a /stop taken by another process", () => {
-  let redis: RedisServer;
-  let store: Store;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
-  }, 20_000);
-
-  afterEach(async () => {
-    for (const step of cleanup.splice(0).reverse()) await step();
-  });
-
-  afterAll(async () => {
-    await store?.close();
-    await redis?.stop();
-  });
+  const processes = processesOnOneRedis();
+  const { cleanup } = processes;
 
   /** One process's Telegram channel on `tg`, its webhook on a port of its own, sharing the redis-server. */
   const processOn = async (tg: FakeTelegram, root: string, attachments?: AttachmentIntake) => {
-    const coordination = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
-    cleanup.push(() => coordination.close());
+    const coordination = await processes.coordination();
+    const store = processes.store();
     const service = new ScriptedService();
     const channel = withOutputs(
       new TelegramChannel(
@@ -96,10 +61,7 @@ describe("telegram: a /stop taken by another process", () => {
   it("drops the voice note A is still reading when B takes her /stop, and A tells her so in her chat", async () => {
     const tg = await startFakeTelegram();
     cleanup.push(() => tg.close());
-    const root = await mkdtemp(join(os.tmpdir(), "tg-lane-stops-"));
-    cleanup.push(() => rm(root, { recursive: true, force: true }));
-    const { attachments, transcribing, release, close } = await gatedTranscription(root);
-    cleanup.push(close);
+    const { root, attachments, transcribing, release } = await processes.gatedWorkspace("tg-lane-stops-");
     const a = await processOn(tg, root, attachments);
     cleanup.push(async () => release());
     const b = await processOn(tg, root);

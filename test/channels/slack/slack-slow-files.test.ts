@@ -14,17 +14,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import {
   droppedNote,
   type LaneStopOptions,
   STOPPED_NOTE,
 } from "../../../src/channels/shared/hand-over-lanes.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
 import { gatedTranscription } from "../../support/gated-transcription.js";
 import { manualClock } from "../../support/manual-clock.js";
-import { FakeService } from "./fake-service.js";
-import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
+import { addRecording, startFileChannel } from "./file-channel.js";
+import { startFakeSlackWithAnaAndBo } from "./support.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -39,30 +37,10 @@ async function startWithSlowRecording(laneStop?: LaneStopOptions, logger?: Logge
   cleanup.push(() => rm(root, { recursive: true, force: true }));
   const { attachments, transcribing, release, close } = await gatedTranscription(root);
   cleanup.push(close);
-  const service = new FakeService();
-  const channel = withOutputs(
-    new SlackChannel({
-      ...fakeSlackChannelOptions(fake, {
-        fileMaxBytes: 1024 * 1024,
-        workspaceRoot: root,
-        service,
-        ...(laneStop ? { laneStop } : {}),
-        attachments,
-      }),
-      ...(logger ? { logger } : {}),
-    }),
-    service,
-  );
-  await channel.start();
-  cleanup.push(() => channel.stop());
+  const setup = { ...(laneStop ? { laneStop } : {}), attachments, ...(logger ? { logger } : {}) };
+  const { service, channel, texts } = await startFileChannel(fake, root, setup, cleanup);
   cleanup.push(async () => release());
-  fake.state.addFile({
-    id: "FVOICE",
-    name: "voice.ogg",
-    mimetype: "audio/ogg",
-    content: Buffer.from("OggS fake"),
-  });
-  const texts = () => service.received.map((message) => `${message.user.id}: ${message.text}`);
+  addRecording(fake);
   return { fake, service, channel, bot: `<@${fake.state.botUserId}>`, transcribing, release, texts };
 }
 

@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
-import { ALICE, ALICE_DM, TEST_WEBHOOK, WEBHOOK_SECRET } from "./harness.js";
+import { ALICE, ALICE_DM, TEST_WEBHOOK } from "./harness.js";
+import { postToWebhook } from "./post-to-webhook.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
 
 const PNG = join(import.meta.dirname, "../../fixtures/attachments/red-4x3.png");
@@ -27,18 +28,6 @@ afterEach(async () => {
 
 const DROPPED_LOG =
   "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered";
-
-/** Post `update` to the harness's webhook: its status, or "no answer" when the connection was cut. */
-function postToWebhook(port: number | undefined, update: unknown): Promise<string> {
-  return fetch(`http://127.0.0.1:${port}${TEST_WEBHOOK.path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
-    body: JSON.stringify(update),
-  }).then(
-    (response) => `status ${response.status}`,
-    () => "no answer",
-  );
-}
 
 describe("telegram: stopping with a message still being read", () => {
   it("waits for it until the deadline, then drops it and what waits behind it, telling the sender of each", async () => {
