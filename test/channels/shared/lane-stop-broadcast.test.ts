@@ -102,20 +102,25 @@ describe("LaneStopBroadcast", () => {
     return side;
   };
 
-  /** A message whose file is read until `reading` opens; `handedOver` says whether it was handed over. */
-  const slowMessage = (side: Process, key: string, reading: Promise<void>) => {
+  /**
+   * A message of `key` routed to `side`, whose file is being read until `release` is called:
+   * `routed` is how its lane took it, `outcome.handedOver` whether it was handed over.
+   */
+  const beingRead = async (side: Process, key: string) => {
+    const reading = gate();
     const started = gate();
     const outcome: { handedOver: boolean | undefined } = { handedOver: undefined };
-    const entry: LaneEntry = {
+    const routed = await side.lanes.route(key, {
       kind: "message",
       tell: side.tell(key),
       handOver: async (signal) => {
         started.open();
-        await reading;
+        await reading.promise;
         outcome.handedOver = signal.handingOver();
       },
-    };
-    return { entry, started: started.promise, outcome };
+    });
+    await started.promise;
+    return { routed, outcome, release: reading.open };
   };
 
   /** A stop, recording the count it is answered with. */
@@ -124,22 +129,25 @@ describe("LaneStopBroadcast", () => {
     answer: async (dropped) => void answers.push(dropped),
   });
 
+  /** Alice's stop taken by `taker`, waited for until `teller` told her something: the counts `taker` answered it with. */
+  const alicesStop = async (taker: Process, teller: Process): Promise<number[]> => {
+    const told = teller.toldIn(ALICE);
+    const answers: number[] = [];
+    await taker.lanes.route(ALICE, stop(answers));
+    await told;
+    return answers;
+  };
+
   it("a stop taken by B drops the message A is still reading, and A tells its sender one was dropped", async () => {
     const a = await processOn(await coordination());
     const b = await processOn(await coordination());
-    const reading = gate();
-    const file = slowMessage(a, ALICE, reading.promise);
-    const routed = await a.lanes.route(ALICE, file.entry);
-    await file.started;
-    const toldA = a.toldIn(ALICE);
+    const file = await beingRead(a, ALICE);
 
-    const answers: number[] = [];
-    await b.lanes.route(ALICE, stop(answers));
-    await toldA;
-    reading.open();
-    if (routed.kind === "queued") await routed.handedOver;
+    const answers = await alicesStop(b, a);
+    file.release();
+    if (file.routed.kind === "queued") await file.routed.handedOver;
 
-    expect(routed.kind).toBe("queued");
+    expect(file.routed.kind).toBe("queued");
     expect(file.outcome.handedOver).toBe(false);
     expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
     // B took the stop: it answers it with what it dropped itself (nothing), and tells no one more.
@@ -150,10 +158,7 @@ describe("LaneStopBroadcast", () => {
   it("B's stop answers with B's own count; A drops its waiting message and /skill, keeps /new, and says how many it dropped", async () => {
     const a = await processOn(await coordination());
     const b = await processOn(await coordination());
-    const reading = gate();
-    const first = slowMessage(a, ALICE, reading.promise);
-    await a.lanes.route(ALICE, first.entry);
-    await first.started;
+    const first = await beingRead(a, ALICE);
     const ran: string[] = [];
     const queue = (name: string): LaneEntry =>
       name === "message"
@@ -162,17 +167,11 @@ describe("LaneStopBroadcast", () => {
     await a.lanes.route(ALICE, queue("message"));
     await a.lanes.route(ALICE, queue("new"));
     await a.lanes.route(ALICE, queue("skill"));
-    const readingB = gate();
-    const inB = slowMessage(b, ALICE, readingB.promise);
-    await b.lanes.route(ALICE, inB.entry);
-    await inB.started;
-    const toldA = a.toldIn(ALICE);
+    const inB = await beingRead(b, ALICE);
 
-    const answers: number[] = [];
-    await b.lanes.route(ALICE, stop(answers));
-    await toldA;
-    reading.open();
-    readingB.open();
+    const answers = await alicesStop(b, a);
+    first.release();
+    inB.release();
     await a.lanes.idle();
     await b.lanes.idle();
 
@@ -202,9 +201,7 @@ describe("LaneStopBroadcast", () => {
     });
     await inReceive.promise;
     // Bob's message waits in A too: once his stop (announced after Alice's) is heard, hers was.
-    const bobs = slowMessage(a, BOB, gate().promise);
-    await a.lanes.route(BOB, bobs.entry);
-    await bobs.started;
+    await beingRead(a, BOB);
     const toldBob = a.toldIn(BOB);
 
     const answers: number[] = [];
@@ -224,13 +221,9 @@ describe("LaneStopBroadcast", () => {
   it("an unreadable announcement is logged and ignored", async () => {
     const a = await processOn(await coordination());
     const onB = await coordination();
-    const reading = gate();
-    const alices = slowMessage(a, ALICE, reading.promise);
-    const routed = await a.lanes.route(ALICE, alices.entry);
-    await alices.started;
-    const bobs = slowMessage(a, BOB, gate().promise);
-    await a.lanes.route(BOB, bobs.entry);
-    await bobs.started;
+    const alices = await beingRead(a, ALICE);
+    // Bob's message waits in A too: once his lane's announcement (published after the others) is heard, they were.
+    await beingRead(a, BOB);
     const toldBob = a.toldIn(BOB);
 
     const channel = laneStopChannel("slack");
@@ -245,8 +238,8 @@ describe("LaneStopBroadcast", () => {
     // The next readable one, from the same connection, comes after them.
     await onB.publish(channel, JSON.stringify({ from: "b", lane: BOB }));
     await toldBob;
-    reading.open();
-    if (routed.kind === "queued") await routed.handedOver;
+    alices.release();
+    if (alices.routed.kind === "queued") await alices.routed.handedOver;
 
     expect(alices.outcome.handedOver).toBe(true);
     expect(a.told.get(ALICE)).toBeUndefined();
@@ -260,19 +253,14 @@ describe("LaneStopBroadcast", () => {
     const b = await processOn(onB);
     const answers: number[] = [];
     await b.lanes.route(ALICE, stop(answers));
-    const reading = gate();
-    const after = slowMessage(b, ALICE, reading.promise);
-    const routed = await b.lanes.route(ALICE, after.entry);
-    await after.started;
+    const after = await beingRead(b, ALICE);
     // Bob's message waits in B: an announcement of his lane, published after B's own, is heard after it.
-    const bobs = slowMessage(b, BOB, gate().promise);
-    await b.lanes.route(BOB, bobs.entry);
-    await bobs.started;
+    await beingRead(b, BOB);
     const toldBob = b.toldIn(BOB);
     await onB.publish(laneStopChannel("slack"), JSON.stringify({ from: "another process", lane: BOB }));
     await toldBob;
-    reading.open();
-    if (routed.kind === "queued") await routed.handedOver;
+    after.release();
+    if (after.routed.kind === "queued") await after.routed.handedOver;
 
     expect(answers).toEqual([0]);
     expect(after.outcome.handedOver).toBe(true);
