@@ -132,6 +132,27 @@ async function run(process: { harness: Harness }, clock: SteppedClock, ms: numbe
   await process.harness.service.settled();
 }
 
+/**
+ * B's take-over sweep with its store's `flag` set, then B's next sweep without it (each sweep
+ * followed by its batches' debounce): what B had woken and reported after the first, and what it
+ * had woken after the next.
+ */
+async function sweepsWithOneFailing(
+  b: { harness: Harness },
+  clockB: SteppedClock,
+  counting: WatchedBuffersStore,
+  flag: "failing" | "markersFailing",
+) {
+  counting[flag] = true;
+  await run(b, clockB, OVERDUE_MS);
+  counting[flag] = false;
+  await run(b, clockB, SETTINGS.debounceMs);
+  const first = { woken: wokenBySession(b.harness), errors: b.harness.errors.map((e) => e.context) };
+  await run(b, clockB, SWEEP_MS);
+  await run(b, clockB, SETTINGS.debounceMs);
+  return { first, wokenAfterNext: wokenBySession(b.harness) };
+}
+
 /** Texts of the wake-ups of each session, by session id. */
 function wokenBySession(h: Harness): Record<string, string[][]> {
   const bySession: Record<string, string[][]> = {};
@@ -143,39 +164,43 @@ function wokenBySession(h: Harness): Record<string, string[][]> {
 }
 
 describe("the take-over sweep", () => {
-  it("reads a channel's buffer once for all the subscriptions watching it", async () => {
-    const { a, b, clockB, counting } = await subscribedInBoth([ALICE, ALICE2]);
-    expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({ matched: 2 });
-    // A crashes: its timers never run again (its clock is never moved), its batches are lost with it.
-
+  /**
+   * Each of `callers` subscribed in both processes; A buffers "deploy 9 failed" for all of them and
+   * crashes: its timers never run again (its clock is never moved), its batches are lost with it.
+   * B sweeps once, then its batches' debounce runs: what B's sweep read, what B woke, and its errors.
+   */
+  async function deploy9TakenOverByB(callers: readonly Caller[]) {
+    const { a, b, clockB, counting } = await subscribedInBoth(callers);
+    expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({
+      matched: callers.length,
+    });
     counting.headReads = 0;
+    counting.markerReads = 0;
     await run(b, clockB, OVERDUE_MS); // one sweep
-    expect(counting.headReads).toBe(1);
-
+    const sweepReads = { heads: counting.headReads, markers: counting.markerReads };
     await run(b, clockB, SETTINGS.debounceMs);
-    expect(wokenBySession(b.harness)).toEqual({
+    return { sweepReads, woken: wokenBySession(b.harness), errors: b.harness.errors };
+  }
+
+  it("reads a channel's buffer once for all the subscriptions watching it", async () => {
+    const { sweepReads, woken, errors } = await deploy9TakenOverByB([ALICE, ALICE2]);
+    expect(sweepReads.heads).toBe(1);
+    expect(woken).toEqual({
       [ALICE.sessionId]: [["deploy 9 failed"]],
       [ALICE2.sessionId]: [["deploy 9 failed"]],
     });
-    expect(b.harness.errors).toEqual([]);
+    expect(errors).toEqual([]);
   });
 
   it("reads the wake markers of a channel's subscriptions in one store call", async () => {
-    const { a, b, clockB, counting } = await subscribedInBoth([ALICE, ALICE2, ALICE3]);
-    expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({ matched: 3 });
-    // A crashes with the three batches in memory.
-
-    counting.markerReads = 0;
-    await run(b, clockB, OVERDUE_MS); // one sweep
-    expect(counting.markerReads).toBe(1);
-
-    await run(b, clockB, SETTINGS.debounceMs);
-    expect(wokenBySession(b.harness)).toEqual({
+    const { sweepReads, woken, errors } = await deploy9TakenOverByB([ALICE, ALICE2, ALICE3]);
+    expect(sweepReads.markers).toBe(1);
+    expect(woken).toEqual({
       [ALICE.sessionId]: [["deploy 9 failed"]],
       [ALICE2.sessionId]: [["deploy 9 failed"]],
       [ALICE3.sessionId]: [["deploy 9 failed"]],
     });
-    expect(b.harness.errors).toEqual([]);
+    expect(errors).toEqual([]);
   });
 
   it("reports a subscription whose wake marker cannot be read and rebuilds the others of its channel", async () => {
@@ -201,18 +226,10 @@ describe("the take-over sweep", () => {
   it("reports a channel whose wake markers cannot be read, and rebuilds it at the next sweep", async () => {
     const { a, b, clockB, counting } = await subscribedInBoth([ALICE, ALICE2]);
     expect(await a.harness.service.observe(message("deploy 9 failed"))).toMatchObject({ matched: 2 });
-    counting.markersFailing = true;
-    await run(b, clockB, OVERDUE_MS);
-    counting.markersFailing = false;
-    await run(b, clockB, SETTINGS.debounceMs);
-    expect(wokenBySession(b.harness)).toEqual({});
-    expect(b.harness.errors.map((e) => e.context)).toEqual([
-      "rebuilding pending wake-ups in slack:T1:CDEPLOY",
-    ]);
-
-    await run(b, clockB, SWEEP_MS);
-    await run(b, clockB, SETTINGS.debounceMs);
-    expect(wokenBySession(b.harness)).toEqual({
+    const { first, wokenAfterNext } = await sweepsWithOneFailing(b, clockB, counting, "markersFailing");
+    expect(first.woken).toEqual({});
+    expect(first.errors).toEqual(["rebuilding pending wake-ups in slack:T1:CDEPLOY"]);
+    expect(wokenAfterNext).toEqual({
       [ALICE.sessionId]: [["deploy 9 failed"]],
       [ALICE2.sessionId]: [["deploy 9 failed"]],
     });
@@ -267,19 +284,11 @@ describe("the take-over sweep", () => {
       matched: 1,
     });
     // A crashes, its batches lost with it; B cannot read #deploys's buffer for one sweep.
-    counting.failing = true;
-    await run(b, clockB, OVERDUE_MS);
-    counting.failing = false;
-    await run(b, clockB, SETTINGS.debounceMs);
-    expect(wokenBySession(b.harness)).toEqual({ [ALICE2.sessionId]: [["build 4 failed"]] });
-    expect(b.harness.errors.map((e) => e.context)).toEqual([
-      "rebuilding pending wake-ups in slack:T1:CDEPLOY",
-    ]);
-
+    const { first, wokenAfterNext } = await sweepsWithOneFailing(b, clockB, counting, "failing");
+    expect(first.woken).toEqual({ [ALICE2.sessionId]: [["build 4 failed"]] });
+    expect(first.errors).toEqual(["rebuilding pending wake-ups in slack:T1:CDEPLOY"]);
     // The next sweep reads it again.
-    await run(b, clockB, SWEEP_MS);
-    await run(b, clockB, SETTINGS.debounceMs);
-    expect(wokenBySession(b.harness)).toEqual({
+    expect(wokenAfterNext).toEqual({
       [ALICE.sessionId]: [["deploy 9 failed"]],
       [ALICE2.sessionId]: [["build 4 failed"]],
     });
