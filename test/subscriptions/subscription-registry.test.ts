@@ -37,6 +37,16 @@ function subscription(n: number, overrides: Partial<Subscription> = {}): Subscri
   };
 }
 
+/** A registry on a single process's catalog in `space`, throwing whatever it reports. */
+function singleProcessRegistry(space: KeyValueSpace): Promise<SubscriptionRegistry> {
+  return SubscriptionRegistry.open(space, {
+    catalog: new LocalCatalog(space),
+    onError: (error) => {
+      throw error;
+    },
+  });
+}
+
 /** A clock whose timers run only when the test fires them. */
 function manualClock(): { clock: Clock; delays: number[]; fire(): void } {
   const timers = new Set<() => void>();
@@ -220,12 +230,7 @@ describe("SubscriptionRegistry on a shared catalog", () => {
   });
 
   it("moves a single process's catalog record into the shared catalog when opened", async () => {
-    const single = await SubscriptionRegistry.open(space, {
-      catalog: new LocalCatalog(space),
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const single = await singleProcessRegistry(space);
     await single.put(subscription(1));
     await single.close();
     expect(await space.get("catalog")).toBeDefined();
@@ -249,12 +254,7 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
         return base.get(key);
       },
     });
-    const registry = await SubscriptionRegistry.open(space, {
-      catalog: new LocalCatalog(space),
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const registry = await singleProcessRegistry(space);
     await registry.put(subscription(1));
     await registry.put(subscription(2));
     await registry.remove(subscription(1).id);
@@ -273,12 +273,7 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
   it("moves the wake marker only forward: a wake-up recorded late does not take it back", async () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     const space = store.space("subscriptions");
-    const registry = await SubscriptionRegistry.open(space, {
-      catalog: new LocalCatalog(space),
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const registry = await singleProcessRegistry(space);
     await registry.put(subscription(1));
     const id = subscription(1).id;
     const at = "2026-11-30T09:00:00.000Z";
@@ -294,12 +289,7 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
   it("reads several wake markers in order, one unreadable given as its error beside the others", async () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     const space = store.space("subscriptions");
-    const registry = await SubscriptionRegistry.open(space, {
-      catalog: new LocalCatalog(space),
-      onError: (error) => {
-        throw error;
-      },
-    });
+    const registry = await singleProcessRegistry(space);
     const [woken, never, broken] = [subscription(1), subscription(2), subscription(3)];
     for (const s of [woken, never, broken]) await registry.put(s);
     const at = "2026-11-30T09:00:00.000Z";
