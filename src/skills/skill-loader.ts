@@ -15,9 +15,9 @@
  * scan between the two renames never finds the skill gone; only while that save's staging folder
  * is there and the skill's own folder is not (the save's folder names: skill-save-folders.ts). A save that fails between the renames puts the old
  * folder back (save-skill-tool.ts); one whose process died there leaves both folders, and the old
- * skill is served from its aside folder until the cleanup before a library's first scan completes
- * that save (skill-save-leftovers.ts, once the folders are older than a save under way in another
- * process could be).
+ * skill is served from its aside folder until the cleanup before a library's first scan puts it
+ * back (skill-save-leftovers.ts, once the folders are older than a save under way in another
+ * process could be; a staging folder is never completed into place, only removed).
  */
 import { type Dirent, type FSWatcher, type Stats, statSync, watch } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -99,11 +99,8 @@ function failureReason(error: unknown, unreadable: string): string {
   return `${unreadable}: ${String(error)}`;
 }
 
-/**
- * `dir`'s SKILL.md, whose front matter must name the skill `name` (its folder's, or the one it
- * stands for), as a scan takes it (also the judge of a leftover staging folder: skill-save-leftovers.ts).
- */
-export async function parseOutcome(
+/** `dir`'s SKILL.md, whose front matter must name the skill `name` (its folder's, or the one it stands for). */
+async function parseOutcome(
   dir: string,
   name: string,
   source: SkillSource,

@@ -36,7 +36,7 @@ export function parseSaveFolder(folderName: string): SaveFolder | undefined {
  * The skill a folder moved aside by save_skill (asideSkillFolder) stands for while that save is
  * under way — its staging folder of the same tag is in `present`, the skill's own folder is not
  * (also the leftover of a save whose process died between its renames, until the cleanup at the
- * first scan completes it: skill-save-leftovers.ts); undefined for any other name, or once that
+ * first scan puts it back: skill-save-leftovers.ts); undefined for any other name, or once that
  * save is over or was given up.
  */
 export function asideSkillName(folderName: string, present: ReadonlySet<string>): string | undefined {

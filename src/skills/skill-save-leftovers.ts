@@ -6,32 +6,30 @@
  * save names them (skill-save-folders.ts), older than LEFTOVER_GRACE_MS, of skills with no such
  * folder younger than that (a save of the skill may be under way in another process: its renames
  * must not meet a leftover of an older save renamed into its place):
- * - a staging folder of a skill with no folder in place is completed — renamed into place, the
- *   newest first — when its SKILL.md parses as the loader requires. Its files were written after
- *   a person approved the card, SKILL.md last (save-skill-tool.ts), so such a folder holds the
- *   whole skill they approved: removing it would lose it, and a replace that died between its two
- *   renames meant that skill to take the old one's place;
- * - an aside folder of a skill still not in place (its staging folder had no SKILL.md that loads)
- *   is put back under the skill's name, as a failed replace does: the old skill stays;
- * - then every staging or aside folder whose skill is in place is removed, and so is a staging
- *   folder holding no skill that would load.
- * The aside folder the loader serves beside its staging folder is thus never removed while it is
- * what is served: it goes once the staging folder took its place, or is itself put back. Nothing
- * is followed: the skills folder is confined to the workspace and held open (anchored-fs.ts), a
- * leftover is judged by lstat through that handle (one that is not a real folder — a link — is
- * left alone), its SKILL.md opened following no link, and it is removed by AnchoredDir.removeDir,
- * which removes a link inside as a link. Each folder completed, put back or removed is logged.
+ * - an aside folder the loader serves (asideSkillName: its staging folder of the same tag is
+ *   there, the skill's own folder is not) is put back under the skill's name, as a failed replace
+ *   does, and that staging folder removed: the skill stays the one that was served;
+ * - every other staging or aside folder is removed.
+ * A staging folder is never completed into place, nor an aside folder the loader does not serve
+ * put back: the cleanup cannot tell a skill never installed from one deleted since (an operator
+ * who removed a skill after its replace died would see it come back, unapproved), nor a staging
+ * folder a version that wrote SKILL.md first left without its bundled files from a whole one. So
+ * nothing is installed or brought back that is not what the loader was serving. The person whose
+ * save died was told: the tool-call journal answers a call that started and never finished as
+ * interrupted (turn-engine.ts resume), and they save again. Nothing is followed: the skills folder
+ * is confined to the workspace and held open (anchored-fs.ts), a leftover is judged by lstat
+ * through that handle (one that is not a real folder — a link — is left alone), and it is removed
+ * by AnchoredDir.removeDir, which removes a link inside as a link. Each folder put back or removed
+ * is logged.
  */
 import { lstat, rename } from "node:fs/promises";
 import path from "node:path";
 import { isMissing } from "../core/missing-file.js";
-import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { Logger } from "../logging/logger.js";
-import { type AnchoredDir, openCheckedDir, readUpTo } from "../tools/files/anchored-fs.js";
+import { type AnchoredDir, openCheckedDir } from "../tools/files/anchored-fs.js";
 import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
-import { parseOutcome } from "./skill-loader.js";
-import { parseSaveFolder, type SaveFolder } from "./skill-save-folders.js";
+import { asideSkillFolder, asideSkillName, parseSaveFolder, type SaveFolder } from "./skill-save-folders.js";
 import type { SkillSource } from "./skill.js";
 
 /**
@@ -62,7 +60,7 @@ interface Leftover extends SaveFolder {
 }
 
 /**
- * Complete, put back or remove the leftovers of saves in each workspace source of `sources` (the
+ * Put back or remove the leftovers of saves in each workspace source of `sources` (the
  * ones with `confinedTo`: save_skill writes nowhere else; see the module header). Never rejects:
  * what fails is logged and left.
  */
@@ -130,30 +128,25 @@ async function clearIn(skills: AnchoredDir, shown: string, options: LeftoverClea
       },
       `skills: ${message}`,
     );
-  /** Rename `leftover` into its skill's place (left where it is when that fails). */
-  const moveIntoPlace = async (leftover: Leftover, done: string): Promise<void> => {
+  /** Whether the aside folder `folder` is there and the loader serves it (asideSkillName). */
+  const served = (folder: string) => present.has(folder) && asideSkillName(folder, present) !== undefined;
+  for (const leftover of leftovers) {
+    if (leftover.kind !== "aside" || !served(leftover.folder)) continue;
     try {
       await rename(skills.child(leftover.folder), skills.child(leftover.name));
     } catch (error) {
-      log(leftover, "could not rename a folder left by an interrupted save_skill into place", error);
-      return;
+      log(leftover, "could not put back the skill an interrupted save_skill had moved aside", error);
+      continue;
     }
     present.delete(leftover.folder);
     present.add(leftover.name);
-    log(leftover, done);
-  };
-  /** Leftovers whose skill has no folder in place and whose SKILL.md would not load: removed. */
-  const unloadable = new Set<Leftover>();
-  for (const leftover of leftovers) {
-    if (leftover.kind !== "staging" || present.has(leftover.name)) continue;
-    if (!(await loads(skills, leftover, `${shown}/${leftover.folder}`))) unloadable.add(leftover);
-    else await moveIntoPlace(leftover, "completed the skill an interrupted save_skill had written");
+    log(leftover, "put back the skill an interrupted save_skill had moved aside");
   }
-  for (const leftover of leftovers)
-    if (leftover.kind === "aside" && !present.has(leftover.name))
-      await moveIntoPlace(leftover, "put back the skill an interrupted save_skill had moved aside");
   for (const leftover of leftovers) {
-    if (!present.has(leftover.folder) || !(present.has(leftover.name) || unloadable.has(leftover))) continue;
+    // An aside folder still served (its putting back failed) stays, and so does its staging folder
+    // it is served beside: the next start tries again.
+    const aside = leftover.kind === "aside" ? leftover.folder : asideSkillFolder(leftover.name, leftover.tag);
+    if (!present.has(leftover.folder) || served(aside)) continue;
     try {
       await skills.removeDir(leftover.folder, `${shown}/${leftover.folder}`);
     } catch (error) {
@@ -162,27 +155,5 @@ async function clearIn(skills: AnchoredDir, shown: string, options: LeftoverClea
     }
     present.delete(leftover.folder);
     log(leftover, "removed a folder left by an interrupted save_skill");
-  }
-}
-
-/** Whether the staging folder's SKILL.md parses as the loader requires, opened following no link. */
-async function loads(skills: AnchoredDir, staging: Leftover, shown: string): Promise<boolean> {
-  try {
-    const folder = await skills.openDir(staging.folder, shown);
-    try {
-      const { handle, stats } = await folder.openFile(SKILL_FILE, `${shown}/${SKILL_FILE}`);
-      try {
-        const text = async () => new TextDecoder("utf-8").decode(await readUpTo(handle, stats.size));
-        const source = { kind: "workspace" as const, dir: skills.absolute };
-        const outcome = await parseOutcome(folder.absolute, staging.name, source, stats, text);
-        return outcome.ok;
-      } finally {
-        await handle.close();
-      }
-    } finally {
-      await folder.close();
-    }
-  } catch {
-    return false;
   }
 }

@@ -1,9 +1,10 @@
 /**
  * What a save_skill whose process died left in the workspace's skills folder, made on disk as the
- * crash would have left it, cleaned up when the skills are loaded (the library's first scan): a
- * staging folder whose skill is not in place is completed when its SKILL.md loads (removed when it
- * does not, its aside folder put back), staging and aside folders whose skill is in place are
- * removed, a folder younger than the grace period (a save under way in another process) is left
+ * crash would have left it, cleaned up when the skills are loaded (the library's first scan): the
+ * aside folder the loader serves (beside its staging folder) is put back and that staging folder
+ * removed; every other staging or aside folder is removed — a staging folder is never completed
+ * into place, nor an aside folder the loader does not serve put back, so a skill deleted since never
+ * comes back; a folder younger than the grace period (a save under way in another process) is left
  * alone, and neither a leftover that is a link nor a link inside one is followed.
  */
 import {
@@ -88,38 +89,58 @@ function cleaned(warn: ReturnType<typeof vi.fn>): string[] {
   return warn.mock.calls.map((call) => String(call[1])).filter((message) => message.includes("interrupted"));
 }
 
-it("a replace that died between its renames is completed: the approved new skill in place, the old one removed", async () => {
+it("a replace that died between its renames puts back the old skill the loader served and removes the staging folder", async () => {
   fixture = await skillsFixture();
   replaceDiedBetweenRenames("0000000a");
   afterTheGrace();
   const warn = vi.fn();
   const skills = await loadSkills(warn);
   const scan = await skills.library.scan();
-  expect(scan.skills.get("tooling")?.description).toBe("new version");
+  expect(scan.skills.get("tooling")?.description).toBe("old version");
   expect(scan.skills.get("tooling")?.dir).toBe(path.join(fixture.workspaceSkills, "tooling"));
   expect(folders()).toEqual(["tooling"]);
-  expect(readdirSync(path.join(fixture.workspaceSkills, "tooling")).sort()).toEqual(["SKILL.md", "scripts"]);
+  expect(readdirSync(path.join(fixture.workspaceSkills, "tooling")).sort()).toEqual(["SKILL.md", "old.txt"]);
   expect(cleaned(warn)).toEqual([
-    "skills: completed the skill an interrupted save_skill had written",
+    "skills: put back the skill an interrupted save_skill had moved aside",
     "skills: removed a folder left by an interrupted save_skill",
   ]);
   skills.close();
 });
 
-it("a new skill's save that died before its rename is completed; one that died before its SKILL.md was written is removed", async () => {
+it("a staging folder whose skill is not in place is removed, never installed: whole, or left by a version that wrote SKILL.md first", async () => {
   fixture = await skillsFixture();
   const skillsDir = fixture.workspaceSkills;
-  writeSkill(skillsDir, stagingSkillFolder("notes", "0000000b"), skillMd("notes", "approved notes"));
+  writeSkill(skillsDir, stagingSkillFolder("notes", "0000000b"), skillMd("notes", "approved notes"), {
+    "scripts/run.sh": "echo\n",
+  });
+  // SKILL.md first, the process died before its bundled scripts/run.sh (before 697538a).
+  writeSkill(skillsDir, stagingSkillFolder("deploy", "00000018"), skillMd("deploy", "Run scripts/run.sh."));
   mkdirSync(path.join(skillsDir, stagingSkillFolder("draft", "0000000c"), "scripts"), { recursive: true });
   writeFileSync(path.join(skillsDir, stagingSkillFolder("draft", "0000000c"), "scripts", "a.sh"), "echo\n");
   afterTheGrace();
   const warn = vi.fn();
   const skills = await loadSkills(warn);
   const scan = await skills.library.scan();
-  expect(scan.skills.get("notes")?.description).toBe("approved notes");
-  expect(scan.skills.has("draft")).toBe(false);
-  expect(folders()).toEqual(["notes"]);
-  expect(cleaned(warn)).toHaveLength(2);
+  expect([...scan.skills.keys()]).toEqual([]);
+  expect(folders()).toEqual([]);
+  expect(cleaned(warn)).toEqual(Array(3).fill("skills: removed a folder left by an interrupted save_skill"));
+  skills.close();
+});
+
+it("an aside folder the loader does not serve (no staging folder of its save) is removed, never put back", async () => {
+  fixture = await skillsFixture();
+  const skillsDir = fixture.workspaceSkills;
+  // A replace that died after its second rename; the new skill in place was deleted since.
+  writeSkill(skillsDir, asideSkillFolder("tooling", "0000000e"), skillMd("tooling", "old, unwanted version"));
+  // Another's staging folder is there, of a later save's tag: the aside folder is still not served.
+  writeSkill(skillsDir, stagingSkillFolder("tooling", "00000019"), skillMd("tooling", "a later save"));
+  afterTheGrace();
+  const warn = vi.fn();
+  const skills = await loadSkills(warn);
+  const scan = await skills.library.scan();
+  expect(scan.skills.has("tooling")).toBe(false);
+  expect(folders()).toEqual([]);
+  expect(cleaned(warn)).toEqual(Array(2).fill("skills: removed a folder left by an interrupted save_skill"));
   skills.close();
 });
 
@@ -139,19 +160,6 @@ it("staging and aside folders whose skill is in place are removed; the skill in 
     "skills: removed a folder left by an interrupted save_skill",
     "skills: removed a folder left by an interrupted save_skill",
   ]);
-  skills.close();
-});
-
-it("a replace that died with a staging folder that does not load puts the old skill back", async () => {
-  fixture = await skillsFixture();
-  replaceDiedBetweenRenames("0000000f");
-  const staged = path.join(fixture.workspaceSkills, stagingSkillFolder("tooling", "0000000f"), "SKILL.md");
-  writeFileSync(staged, "no front matter\n");
-  afterTheGrace();
-  const skills = await loadSkills();
-  expect((await skills.library.scan()).skills.get("tooling")?.description).toBe("old version");
-  expect(folders()).toEqual(["tooling"]);
-  expect(readFileSync(path.join(fixture.workspaceSkills, "tooling", "old.txt"), "utf8")).toBe("old\n");
   skills.close();
 });
 
@@ -204,7 +212,8 @@ it("a skill with a save folder younger than the grace period keeps its older lef
   expect(folders()).toContain(stagingSkillFolder("notes", "00000015"));
   expect(folders()).toContain(stagingSkillFolder("notes", "00000016"));
   expect(folders()).not.toContain("notes");
-  expect(folders()).toContain("other");
+  expect(folders()).not.toContain(stagingSkillFolder("other", "00000017"));
+  expect(folders()).not.toContain("other");
 });
 
 it("only the save's own folder names are touched", async () => {
