@@ -7,11 +7,12 @@
  * skill is in the catalog, hidden or switched off (or that this cannot be read now: it is saved). Bundled files are given inline or copied from
  * the workspace (never from outside it); a copied file keeps its executable bit (the card says
  * so). The folder is written beside its destination and renamed into place, so a failed save
- * leaves no half-written skill (its SKILL.md is written last); a replace that fails once the old
- * folder is moved aside puts it back (or, when that fails too, leaves the staging folder, beside
- * which the loader serves it). A folder is removed without following a link in it
- * (AnchoredDir.removeDir); what a process that died mid-save left is cleaned up before the next
- * library's first scan (skill-save-leftovers.ts).
+ * leaves no half-written skill; a replace that fails once the old folder is moved aside puts it
+ * back (or, when that fails too, leaves the staging folder, beside which the loader serves it).
+ * A folder is removed without following a link in it (AnchoredDir.removeDir); once the new skill
+ * is in place the save is done, so a folder it then fails to remove is logged and left. What a
+ * process that died mid-save left, and such folders, are cleaned up before the next library's
+ * first scan (skill-save-leftovers.ts).
  */
 import { randomBytes } from "node:crypto";
 import { rename } from "node:fs/promises";
@@ -26,6 +27,7 @@ import { readTextAndStats } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
+import type { Logger } from "../logging/logger.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile, type SkillDocument } from "./skill-file.js";
 import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
 import { SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
@@ -182,14 +184,20 @@ const FILE_MODE = 0o666;
  * through the anchored walk (service-file-access.ts): the files are written without following a
  * link, and the renames name the skills folder by the handle its check opened, so a command of
  * another session swapping a folder for a link meanwhile cannot send the writes out of the workspace.
+ * Once the new folder is renamed into place the save is done: the staging or old folder it then
+ * fails to remove is logged and left to the cleanup at the next start, never made a failed save;
+ * so is the staging folder of a save that failed, whose own error is the one reported.
  */
-async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> {
+async function writeSkill(
+  paths: WorkspacePaths,
+  plan: SavePlan,
+  logger: Pick<Logger, "warn"> | undefined,
+): Promise<void> {
   const tag = randomBytes(4).toString("hex");
   const name = path.basename(plan.dir);
   const skillsDir = path.dirname(plan.shownDir);
   const staging = stagingSkillFolder(name, tag);
-  // SKILL.md goes last, so a staging folder with one holds every file of the skill: the cleanup
-  // after a process died mid-save completes only such a folder (skill-save-leftovers.ts).
+  // SKILL.md goes last, so a staging folder with one holds every file of the skill.
   const writes = [
     ...plan.files.map((file) => ({ ...file, mode: file.executable ? SCRIPT_MODE : FILE_MODE })),
     { path: SKILL_FILE, content: plan.skillFile, mode: FILE_MODE },
@@ -199,28 +207,39 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   // The first file makes the skills folder when missing; from then on its handle is held.
   await write(writes[0]!);
   const parent = await openCheckedDir(await paths.resolve(skillsDir));
+  /** Remove the save's `folder`, logging a failure (skill-save-leftovers.ts removes it at the next start). */
+  const removeLeft = (folder: string) =>
+    parent.removeDir(folder, path.join(skillsDir, folder)).catch((error: unknown) => {
+      logger?.warn(
+        { skill: name, folder: path.join(skillsDir, folder), err: error },
+        "skills: save_skill could not remove its folder; the cleanup at the next start will",
+      );
+    });
   // Set when the old skill could not be put back: its aside folder is served only beside this staging folder.
   let keepStaging = false;
   try {
-    for (const file of writes.slice(1)) await write(file);
-    if (plan.exists) {
-      // Until the new folder is in place the loader reads the old one under its aside name (while
-      // the staging folder of the same tag is there).
-      const old = asideSkillFolder(name, tag);
-      await rename(parent.child(name), parent.child(old));
-      try {
-        await rename(parent.child(staging), parent.child(name));
-      } catch (error) {
-        // The save failed: the old skill goes back under its name before the staging folder goes.
-        await rename(parent.child(old), parent.child(name)).catch(() => {
-          keepStaging = true;
-        });
-        throw error;
-      }
-      await parent.removeDir(old, path.join(skillsDir, old));
-    } else await rename(parent.child(staging), parent.child(name));
+    try {
+      for (const file of writes.slice(1)) await write(file);
+      if (plan.exists) {
+        // Until the new folder is in place the loader reads the old one under its aside name (while
+        // the staging folder of the same tag is there).
+        const old = asideSkillFolder(name, tag);
+        await rename(parent.child(name), parent.child(old));
+        try {
+          await rename(parent.child(staging), parent.child(name));
+        } catch (error) {
+          // The save failed: the old skill goes back under its name before the staging folder goes.
+          await rename(parent.child(old), parent.child(name)).catch(() => {
+            keepStaging = true;
+          });
+          throw error;
+        }
+        await removeLeft(old);
+      } else await rename(parent.child(staging), parent.child(name));
+    } finally {
+      if (!keepStaging) await removeLeft(staging);
+    }
   } finally {
-    if (!keepStaging) await parent.removeDir(staging, path.join(skillsDir, staging));
     await parent.close();
   }
 }
@@ -239,6 +258,8 @@ export interface SaveSkillHooks {
    * skill of the name would hide the saved one, and the result says whether the saved one is on.
    */
   readonly standing?: (name: string) => Promise<SkillStanding>;
+  /** Hears a save's folder that could not be removed (left to the cleanup at the next start). */
+  readonly logger?: Pick<Logger, "warn">;
 }
 
 /** Where a skill stands, none when no hook asks, or "unknown" when it could not be read now. */
@@ -329,7 +350,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }
       try {
-        await writeSkill(paths, plan);
+        await writeSkill(paths, plan, hooks.logger);
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

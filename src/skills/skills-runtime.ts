@@ -118,6 +118,7 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
       createSaveSkillTool(workspace, {
         refusal: (request) => saveRefusal(options.approvers, request.platform),
         standing: (name) => library.standingOf(name),
+        logger: options.logger,
         onSaved: async (document, request) => {
           library.invalidate();
           // The skill is written: a store that fails here only costs its saver the right to disable it.

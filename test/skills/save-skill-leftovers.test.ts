@@ -5,7 +5,8 @@
  * removed; every other staging or aside folder is removed — a staging folder is never completed
  * into place, nor an aside folder the loader does not serve put back, so a skill deleted since never
  * comes back; a folder younger than the grace period (a save under way in another process) is left
- * alone, and neither a leftover that is a link nor a link inside one is followed.
+ * alone, and neither a leftover that is a link nor a link inside one is followed. And a save whose
+ * new skill is in place is done though it cannot remove the old folder.
  */
 import {
   existsSync,
@@ -20,10 +21,12 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it, vi } from "vitest";
+import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
 import { clearSaveLeftovers, LEFTOVER_GRACE_MS } from "../../src/skills/skill-save-leftovers.js";
 import { asideSkillFolder, stagingSkillFolder } from "../../src/skills/skill-save-folders.js";
 import { openSkills } from "../../src/skills/skills-runtime.js";
-import { skillMd, skillsFixture, writeSkill } from "./support.js";
+import { toolWorkspace } from "../tools/support/tool-workspace.js";
+import { SKILL_CALL_CONTEXT, skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>> | undefined;
 afterEach(async () => {
@@ -248,4 +251,27 @@ it("a leftover that is a link is not followed, and a link inside a leftover is r
   expect(readFileSync(path.join(outside, "kept", "secret.txt"), "utf8")).toBe("keep me\n");
   expect(existsSync(path.join(skillsDir, aside))).toBe(false);
   skills.close();
+});
+
+it("a replace whose old folder cannot be removed once the new skill is in place is reported saved, the failure logged", async () => {
+  fixture = await skillsFixture();
+  const skillsDir = fixture.workspaceSkills;
+  const old = writeSkill(skillsDir, "tooling", skillMd("tooling", "old version"));
+  // AnchoredDir.removeDir refuses a folder nested over 100 deep.
+  mkdirSync(path.join(old, ...Array.from({ length: 102 }, () => "d")), { recursive: true });
+  const warn = vi.fn();
+  const onSaved = vi.fn();
+  const result = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace }), {
+    onSaved,
+    logger: { warn } as never,
+  }).execute({ name: "tooling", description: "new version", instructions: "steps" }, SKILL_CALL_CONTEXT);
+  expect(result).toMatchObject({ ok: true, output: expect.stringMatching(/^Replaced the skill "tooling"/) });
+  expect(onSaved).toHaveBeenCalledOnce();
+  expect(readFileSync(path.join(skillsDir, "tooling", "SKILL.md"), "utf8")).toMatch(/new version/);
+  expect(folders().filter((name) => name.startsWith(".tooling.old-"))).toHaveLength(1);
+  expect(folders().some((name) => name.startsWith(".tooling.saving-"))).toBe(false);
+  expect(warn).toHaveBeenCalledWith(
+    expect.objectContaining({ skill: "tooling" }),
+    "skills: save_skill could not remove its folder; the cleanup at the next start will",
+  );
 });
