@@ -9,7 +9,9 @@
  * skips its own announcements: its lane was cancelled as the stop came, and a message its sender
  * sent after the stop may be in it by the time the echo arrives. A message that is not an
  * announcement is logged and ignored. Built only with shared coordination: one process announces
- * nothing.
+ * nothing. A `close` while `listen` still subscribes undoes that subscription once it is made (a
+ * start aborted meanwhile leaves nothing listening), and a failed subscribe is forgotten, so the
+ * next `listen` (a channel's start tried again) subscribes afresh.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
@@ -29,6 +31,12 @@ const announcementSchema = z.object({
   lane: z.string().min(1).max(1000),
 });
 
+/** One `listen`'s subscription, pending or made, and whether `close` has ended it. */
+interface Listening {
+  readonly subscription: Promise<Unsubscribe>;
+  closed: boolean;
+}
+
 export interface LaneStopBroadcastOptions {
   readonly coordination: LaneStopCoordination;
   /** The platform whose lanes these are ("slack", "telegram"): its keys are its own. */
@@ -41,17 +49,30 @@ export class LaneStopBroadcast implements StopsElsewhere {
   /** Names this broadcast in its announcements, so it can skip its own. */
   private readonly from = randomUUID();
   private readonly channel: string;
-  private unsubscribe: Unsubscribe | undefined;
+  private listening: Listening | undefined;
 
   constructor(private readonly options: LaneStopBroadcastOptions) {
     this.channel = laneStopChannel(options.platform);
   }
 
-  /** Cancel, in `lanes`, the lanes other processes' stops name, from now until `close`. */
+  /**
+   * Cancel, in `lanes`, the lanes other processes' stops name, from now until `close` (rejects
+   * when the subscribe fails; a `close` before it is made leaves nothing subscribed).
+   */
   async listen(lanes: Pick<HandOverLanes, "stoppedElsewhere">): Promise<void> {
-    this.unsubscribe ??= await this.options.coordination.subscribe(this.channel, (raw) =>
-      this.heard(raw, lanes),
-    );
+    if (!this.listening) {
+      const listening: Listening = {
+        subscription: this.options.coordination.subscribe(this.channel, (raw) => {
+          if (!listening.closed) this.heard(raw, lanes);
+        }),
+        closed: false,
+      };
+      this.listening = listening;
+      listening.subscription.catch(() => {
+        if (this.listening === listening) this.listening = undefined;
+      });
+    }
+    await this.listening.subscription;
   }
 
   /** Tell the other processes that lane `key`'s sender stopped (a failure is logged). */
@@ -62,10 +83,13 @@ export class LaneStopBroadcast implements StopsElsewhere {
     });
   }
 
-  /** Stop listening. */
+  /** Stop listening: also a subscription still being made, once it is. */
   async close(): Promise<void> {
-    const unsubscribe = this.unsubscribe;
-    this.unsubscribe = undefined;
+    const listening = this.listening;
+    this.listening = undefined;
+    if (!listening) return;
+    listening.closed = true;
+    const unsubscribe = await listening.subscription.catch(() => undefined);
     await unsubscribe?.();
   }
 
