@@ -344,24 +344,34 @@ export class TelegramChannel implements ChannelAdapter {
     return this.directory().isMember(String(current), userId);
   }
 
-  /** Connect: identify the bot, register commands, then start the receiver. */
+  /**
+   * Connect: identify the bot, register commands, hear the other processes' stops, then start the
+   * receiver. A start that fails undoes what it began (the receiver, the subscription), so the
+   * supervisor's next attempt starts again from scratch.
+   */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    // One getMe, not `bot.init()`: grammY's init retries network errors forever, silently, and
-    // the supervisor that starts this channel retries visibly instead.
-    if (!this.bot.isInited()) {
-      this.bot.botInfo = await this.bot.api.getMe().catch((error: unknown) => {
-        this.started = false;
-        throw telegramFailure(error, "getMe");
+    try {
+      // One getMe, not `bot.init()`: grammY's init retries network errors forever, silently, and
+      // the supervisor that starts this channel retries visibly instead.
+      if (!this.bot.isInited()) {
+        this.bot.botInfo = await this.bot.api.getMe().catch((error: unknown) => {
+          throw telegramFailure(error, "getMe");
+        });
+      }
+      await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
+        this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
       });
+      // Before the first update: the stops other processes take reach the lanes here.
+      await this.stopsElsewhere?.listen(this.lanes);
+      await this.receiver.start();
+    } catch (error) {
+      this.started = false;
+      await this.receiver.stop();
+      await this.stopsElsewhere?.close();
+      throw error;
     }
-    await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
-      this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
-    });
-    // Before the first update: the stops other processes take reach the lanes here.
-    await this.stopsElsewhere?.listen(this.lanes);
-    await this.receiver.start();
     this.logger.info({ bot: this.bot.botInfo.username, mode: this.receiver.mode }, "telegram started");
   }
 
