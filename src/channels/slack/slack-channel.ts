@@ -211,7 +211,10 @@ export class SlackChannel implements ChannelAdapter {
     );
   }
 
-  /** Connect: checks the token (auth.test), then starts Bolt on the receiver. */
+  /**
+   * Connect: checks the token (auth.test), hears the other processes' stops, then starts Bolt on
+   * the receiver; a start that fails there is stopped, so the next attempt starts afresh.
+   */
   async start(): Promise<void> {
     if (this.app) return;
     const auth = await this.clients.api.auth.test().catch((error: unknown) => {
@@ -297,8 +300,14 @@ export class SlackChannel implements ChannelAdapter {
       },
     );
     this.app = app;
-    await inbound.listen();
-    await this.receiver.listen(app);
+    try {
+      await inbound.listen();
+      await this.receiver.listen(app);
+    } catch (error) {
+      // Undone, so the supervisor's next attempt starts again from scratch.
+      await this.stop();
+      throw error;
+    }
   }
 
   /** The workspace's directory for subscriptions (after `start`: the bot's identity is known). */
