@@ -3,47 +3,22 @@
  * by the supervisor's deadline, its stop run meanwhile) leaves nothing subscribed once the subscribe
  * is made, and one whose subscribe failed subscribes afresh on the next listen; on a real redis-server.
  */
-import os from "node:os";
 import pino from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   LaneStopBroadcast,
   type LaneStopCoordination,
   laneStopChannel,
 } from "../../../src/channels/shared/lane-stop-broadcast.js";
 import type { Coordination } from "../../../src/store/coordination/coordination.js";
-import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
-import { createStore } from "../../../src/store/create-store.js";
-import type { Store } from "../../../src/store/store.js";
-import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+import { processesOnOneRedis, subscribeFailingOnce } from "./support-lane-stops.js";
 
 const logger = pino({ level: "silent" });
 const LANE = "C1:1700000000.000100:U_ALICE";
 
 describe("closing a lane-stop broadcast", () => {
-  const coordinations: Coordination[] = [];
-  let redis: RedisServer;
-  let store: Store;
-
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
-  }, 20_000);
-
-  afterEach(async () => {
-    for (const made of coordinations.splice(0)) await made.close();
-  });
-
-  afterAll(async () => {
-    await store?.close();
-    await redis?.stop();
-  });
-
-  const coordination = async (): Promise<Coordination> => {
-    const made = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
-    coordinations.push(made);
-    return made;
-  };
+  const processes = processesOnOneRedis();
+  const coordination = processes.coordination;
 
   /** Resolves once `on` delivers the next message on the stops' channel (to a listener subscribed after the others). */
   const nextOn = async (on: Coordination): Promise<void> => {
@@ -85,12 +60,7 @@ describe("closing a lane-stop broadcast", () => {
 
   it("a listen after a failed subscribe subscribes afresh and hears the other processes' stops", async () => {
     const on = await coordination();
-    let failures = 1;
-    const flaky: LaneStopCoordination = {
-      publish: (channel, message) => on.publish(channel, message),
-      subscribe: (channel, listener) =>
-        failures-- > 0 ? Promise.reject(new Error("subscribe failed")) : on.subscribe(channel, listener),
-    };
+    const flaky = subscribeFailingOnce(on).coordination;
     const broadcast = new LaneStopBroadcast({ coordination: flaky, platform: "slack", logger });
     const stopped: string[] = [];
     const lanes = { stoppedElsewhere: async (key: string) => void stopped.push(key) };

@@ -1,14 +1,16 @@
 /**
- * The set-up of the tests of a stop taken by another process (lane-stops-across-slack and
- * lane-stops-across-telegram): one real redis-server and store for the test file, a coordination
- * on them for each process (as two processes each have their own), a workspace whose recordings
- * are transcribed only when the test says so, and the clean-up steps a test pushes, run last
- * pushed first after each test.
+ * The set-up of the tests of stops taken by another process (lane-stops-across-slack and
+ * lane-stops-across-telegram) and of the lane-stop subscription's failures (the start-retry and
+ * broadcast-close tests): one real redis-server and store for the test file, a coordination on
+ * them for each process (as two processes each have their own), a workspace whose recordings are
+ * transcribed only when the test says so, a coordination whose first subscribe fails, and the
+ * clean-up steps a test pushes, run last pushed first after each test.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll } from "vitest";
+import type { LaneStopCoordination } from "../../../src/channels/shared/lane-stop-broadcast.js";
 import type { Coordination } from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../../src/store/create-store.js";
@@ -73,5 +75,35 @@ export function processesOnOneRedis(): ProcessesOnOneRedis {
       cleanup.push(close);
       return { root, attachments, transcribing, release };
     },
+  };
+}
+
+/** A coordination whose first subscribe fails, and the first message its later subscriptions hear. */
+export interface SubscribeFailingOnce {
+  /** `on`, its first subscribe rejected with "subscribe failed" (Redis briefly unreachable). */
+  readonly coordination: LaneStopCoordination;
+  /** Resolves with the first message a listener subscribed through `coordination` is given. */
+  readonly firstHeard: Promise<string>;
+}
+
+/** The real coordination `on`, its first subscribe failing; what its listeners hear is seen too. */
+export function subscribeFailingOnce(on: LaneStopCoordination): SubscribeFailingOnce {
+  let failures = 1;
+  let heard!: (message: string) => void;
+  const firstHeard = new Promise<string>((resolve) => {
+    heard = resolve;
+  });
+  return {
+    coordination: {
+      publish: (channel, message) => on.publish(channel, message),
+      subscribe: (channel, listener) =>
+        failures-- > 0
+          ? Promise.reject(new Error("subscribe failed"))
+          : on.subscribe(channel, (message) => {
+              listener(message);
+              heard(message);
+            }),
+    },
+    firstHeard,
   };
 }

@@ -1,10 +1,12 @@
 /**
  * Test support: a SlackChannel in HTTP Events API mode on the fake Slack (Ana, U1, and her DM
  * D1), listening on loopback at /slack/events with a known signing secret, every log line it
- * writes at `level` and above collected — what the HTTP-mode tests start before each test.
+ * writes at `level` and above collected — what the HTTP-mode tests start before each test; and
+ * the same channel built but not started, for the tests of its start.
  */
 import { Writable } from "node:stream";
-import pino from "pino";
+import pino, { type Logger } from "pino";
+import type { LaneStopCoordination } from "../../../src/channels/shared/lane-stop-broadcast.js";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
@@ -34,6 +36,35 @@ export interface HttpChannelOnFake {
   stop(): Promise<void>;
 }
 
+/** What an HTTP-mode channel is built with besides the fake Slack. */
+export interface HttpChannelSetup {
+  readonly service: FakeService;
+  readonly logger: Logger;
+  /** The coordination of the other processes' lane stops, when the test has one. */
+  readonly laneStops?: LaneStopCoordination;
+}
+
+/** An HTTP-mode channel on `fake`, its outputs registered with the service, not yet started. */
+export function httpChannelOn(fake: FakeSlack, setup: HttpChannelSetup): SlackChannel {
+  return withOutputs(
+    new SlackChannel({
+      botToken: fake.state.botToken,
+      signingSecret: SIGNING_SECRET,
+      apiUrl: fake.apiUrl,
+      http: { port: 0, path: EVENTS_PATH, host: "127.0.0.1" },
+      requireMentionInThreads: false,
+      allowedUsers: [],
+      allowedChannels: [],
+      allowedBots: [],
+      fileMaxBytes: 1_000,
+      uploads: OPEN_UPLOADS,
+      workspaceRoot: "/tmp",
+      ...setup,
+    }),
+    setup.service,
+  );
+}
+
 /** Start the fake Slack and an HTTP-mode channel on it (see the module comment). */
 export async function startHttpChannelOnFake(level: "debug" | "info"): Promise<HttpChannelOnFake> {
   const fake = await startFakeSlack();
@@ -47,24 +78,7 @@ export async function startHttpChannelOnFake(level: "debug" | "info"): Promise<H
       done();
     },
   });
-  const channel = withOutputs(
-    new SlackChannel({
-      botToken: fake.state.botToken,
-      signingSecret: SIGNING_SECRET,
-      apiUrl: fake.apiUrl,
-      http: { port: 0, path: EVENTS_PATH, host: "127.0.0.1" },
-      requireMentionInThreads: false,
-      allowedUsers: [],
-      allowedChannels: [],
-      allowedBots: [],
-      fileMaxBytes: 1_000,
-      uploads: OPEN_UPLOADS,
-      workspaceRoot: "/tmp",
-      service,
-      logger: pino({ level }, sink),
-    }),
-    service,
-  );
+  const channel = httpChannelOn(fake, { service, logger: pino({ level }, sink) });
   await channel.start();
   const port = channel.address()?.port as number;
   return {
