@@ -83,14 +83,21 @@ export class LaneStopBroadcast implements StopsElsewhere {
     });
   }
 
-  /** Stop listening: also a subscription still being made, once it is. */
+  /**
+   * Stop listening: also a subscription still being made, once it is. Never rejects: an
+   * unsubscribe that fails (the coordination unreachable) is logged, and the listener it leaves
+   * ignores what it hears, so a channel's stop or a failed start's undoing is not turned into
+   * that failure.
+   */
   async close(): Promise<void> {
     const listening = this.listening;
     this.listening = undefined;
     if (!listening) return;
     listening.closed = true;
     const unsubscribe = await listening.subscription.catch(() => undefined);
-    await unsubscribe?.();
+    await unsubscribe?.().catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, "could not stop hearing the other processes' stops");
+    });
   }
 
   private heard(raw: string, lanes: Pick<HandOverLanes, "stoppedElsewhere">): void {

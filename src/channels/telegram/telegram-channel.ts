@@ -368,7 +368,13 @@ export class TelegramChannel implements ChannelAdapter {
       await this.receiver.start();
     } catch (error) {
       this.started = false;
-      await this.receiver.stop();
+      // Undoing never replaces the start's own error, which tells the supervisor what to do.
+      await this.receiver.stop().catch((undoing: unknown) => {
+        this.logger.warn(
+          { err: errorText(undoing) },
+          "telegram: stopping the receiver of a failed start failed",
+        );
+      });
       await this.stopsElsewhere?.close();
       throw error;
     }
