@@ -143,6 +143,7 @@ export class ScheduleService {
   start(): void {
     this.started = true;
     for (const task of this.registry.all()) this.runs.arm(task);
+    this.refresher?.stop();
     this.refresher = new PeriodicTask({
       clock: this.clock,
       intervalMs: this.refreshEvery(),

@@ -292,4 +292,12 @@ describe("ScheduleService from any conversation", () => {
     expect((await h.service.cancel({ platform: "slack", userId: "U9BOSS" }, id)).ok).toBe(true);
     expect(h.service.listFor({ platform: "slack", userId: "U2BEN" })).toEqual([]);
   });
+
+  it("leaves no catalog refresh armed after shutdown, even when it was started twice", async () => {
+    h = await openHarness();
+    h.service.start();
+    await h.service.shutdown();
+    await advance(h, 3 * 60 * MIN, 60 * MIN);
+    expect(h.clock.pending).toBe(0);
+  });
 });
