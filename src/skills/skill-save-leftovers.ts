@@ -97,7 +97,7 @@ async function clearSource(
   } catch (error) {
     options.logger?.warn({ dir: source.dir, err: error }, "skills: could not clear leftovers of save_skill");
   } finally {
-    await skills.close();
+    await skills.close().catch(() => undefined);
   }
 }
 
