@@ -2,7 +2,9 @@
  * A Telegram channel whose start fails after it began (here: the subscribe to the other processes'
  * stops, Redis briefly unreachable; or the receiver's, setWebhook refused) undoes what it began, so
  * the supervisor's next attempt starts it for real: the webhook listens, and the subscription
- * hears the stops other processes announce.
+ * hears the stops other processes announce. Undoing never replaces the start's own error (it tells
+ * the supervisor whether to retry), and a stop resolves, also when the subscription cannot be
+ * ended.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -76,5 +78,25 @@ describe("a Telegram channel whose start failed on the lane-stop subscribe", () 
     expect(channel.webhookPort()).toBeGreaterThan(0);
     expect(channel.health().ready).toBe(true);
     expect(tg.callsOf("setWebhook")).toHaveLength(2);
+  });
+
+  /** Coordination whose subscriptions cannot be ended (Redis refuses commands while offline). */
+  const unsubscribeFails: LaneStopCoordination = {
+    publish: async () => true,
+    subscribe: async () => async () => {
+      throw new Error("unsubscribe failed: the client is offline");
+    },
+  };
+
+  it("reports setWebhook's refusal, not the failing unsubscribe of its undoing", async () => {
+    const { tg, channel } = await channelOnFake(unsubscribeFails);
+    tg.failNext("setWebhook", 400, "Bad Request: bad webhook");
+    await expect(channel.start()).rejects.toThrow(/webhook/i);
+  });
+
+  it("stops after a good start though the subscription cannot be ended", async () => {
+    const { channel } = await channelOnFake(unsubscribeFails);
+    await channel.start();
+    await expect(channel.stop()).resolves.toBeUndefined();
   });
 });
