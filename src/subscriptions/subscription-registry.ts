@@ -2,8 +2,9 @@
  * SubscriptionRegistry: the persisted subscriptions ("subscriptions" space) and their in-memory
  * indexes by id, session and channel — in memory so that every channel message observed costs one
  * map lookup. Which subscriptions exist is the catalog's (subscription-catalog.ts). Loading skips
- * (and reports) a record it cannot read instead of refusing to start. Also keeps, per
- * subscription, how far its wake-ups have delivered, so pending batches can be rebuilt on start.
+ * (and reports) a record it cannot read instead of refusing to start. Also moves, per
+ * subscription, its wake marker (wake-markers.ts: how far its wake-ups have delivered, so pending
+ * batches can be rebuilt), only forward and only while the subscription exists.
  *
  * With a shared catalog other processes change the subscriptions too, and the indexes follow:
  * each announced change re-reads that one record (or drops it); `refresh` checks the whole copy
@@ -17,8 +18,9 @@
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
-import { fromVersioned, StoredDataError, toVersioned } from "../store/versioned.js";
-import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
+import { fromVersioned, toVersioned } from "../store/versioned.js";
+import { type BufferPosition, laterOf } from "./buffer-entry.js";
+import { readWoken, readWokenMany, type WokenRead, wokenKey, wokenRecord } from "./wake-markers.js";
 import type { Clock } from "../core/clock.js";
 import { PeriodicTask } from "../core/periodic-task.js";
 import type { CatalogChange, SubscriptionCatalog } from "./subscription-catalog.js";
@@ -31,12 +33,9 @@ import {
 } from "./subscription.js";
 
 export const SUBSCRIPTION_KIND = "subscription";
-export const WOKEN_KIND = "subscription-woken";
 
 /** Store key of a subscription record. */
 export const subscriptionKey = (id: string) => `sub:${id}`;
-/** Store key of a subscription's "woken through" marker. */
-export const wokenKey = (id: string) => `woken:${id}`;
 
 /** How many times an update is tried on a fresh read while other writers keep changing the record. */
 const MAX_UPDATE_ATTEMPTS = 5;
@@ -53,11 +52,6 @@ export interface SubscriptionRegistryOptions {
   /** With a shared catalog: reconcile with it every `intervalMs` on `clock`. */
   readonly reconcile?: { readonly clock: Clock; readonly intervalMs: number };
 }
-
-/** One subscription's wake marker as `wokenThroughMany` read it (undefined: none yet), or why it cannot be read. */
-export type WokenRead =
-  | { readonly ok: true; readonly woken: BufferPosition | undefined }
-  | { readonly ok: false; readonly error: unknown };
 
 interface Known {
   readonly subscription: Subscription;
@@ -242,25 +236,13 @@ export class SubscriptionRegistry {
   }
 
   /** How far wake-ups of the subscription have delivered (undefined: none yet). */
-  async wokenThrough(id: string): Promise<BufferPosition | undefined> {
-    return parseWoken(id, await this.space.get(wokenKey(id)));
+  wokenThrough(id: string): Promise<BufferPosition | undefined> {
+    return readWoken(this.space, id);
   }
 
-  /**
-   * `wokenThrough` of several subscriptions, in order, in one read of the store (which rejects
-   * when it fails): a marker that cannot be read is given as its error, beside the others. A row
-   * that is not even JSON fails the whole batched read (the store parses every row it returns), so
-   * then each marker is read on its own and only that one fails.
-   */
-  async wokenThroughMany(ids: readonly string[]): Promise<readonly WokenRead[]> {
-    let raws: readonly unknown[];
-    try {
-      raws = await getAll(this.space, ids.map(wokenKey));
-    } catch (error) {
-      if (!(error instanceof StoredDataError)) throw error;
-      return Promise.all(ids.map((id) => settledWoken(() => this.wokenThrough(id))));
-    }
-    return Promise.all(ids.map((id, at) => settledWoken(async () => parseWoken(id, raws[at]))));
+  /** `wokenThrough` of several subscriptions in one read of the store (see readWokenMany). */
+  wokenThroughMany(ids: readonly string[]): Promise<readonly WokenRead[]> {
+    return readWokenMany(this.space, ids);
   }
 
   /**
@@ -274,7 +256,7 @@ export class SubscriptionRegistry {
       if (!this.byId.has(id)) return;
       const current = await this.wokenThrough(id);
       if (laterOf(current, position) !== position) return;
-      await this.space.set(wokenKey(id), toVersioned(WOKEN_KIND, position));
+      await this.space.set(wokenKey(id), wokenRecord(position));
       if (this.catalog.shared && (await this.space.get(subscriptionKey(id))) === undefined)
         await this.space.delete(wokenKey(id));
     });
@@ -384,19 +366,4 @@ export class SubscriptionRegistry {
     this.bySession.remove(existing.sessionId, id);
     this.byChannel.remove(channelKeyOf(existing.channelRef), id);
   }
-}
-
-/** A wake marker's read as a WokenRead: its position, or why it could not be read. */
-async function settledWoken(read: () => Promise<BufferPosition | undefined>): Promise<WokenRead> {
-  try {
-    return { ok: true, woken: await read() };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-/** A stored wake marker, checked (undefined when none is stored; throws for one that cannot be read). */
-function parseWoken(id: string, raw: unknown): BufferPosition | undefined {
-  if (raw === undefined) return undefined;
-  return fromVersioned(raw, { kind: WOKEN_KIND, schema: bufferPositionSchema, where: id });
 }

@@ -17,7 +17,8 @@ import type { Clock } from "../../src/core/clock.js";
 import { SharedCatalog } from "../../src/subscriptions/shared-catalog.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { LocalCatalog } from "../../src/subscriptions/subscription-catalog.js";
-import { SubscriptionRegistry, wokenKey } from "../../src/subscriptions/subscription-registry.js";
+import { SubscriptionRegistry } from "../../src/subscriptions/subscription-registry.js";
+import { wokenKey } from "../../src/subscriptions/wake-markers.js";
 import { eventually } from "../support/eventually.js";
 import { HOME, type LossyCoordination, lossy } from "./support.js";
 

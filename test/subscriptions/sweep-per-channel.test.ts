@@ -14,7 +14,7 @@ import { createCoordination } from "../../src/store/coordination/create-coordina
 import { createStore } from "../../src/store/create-store.js";
 import { getAll, type KeyValueSpace, type Store, type StoreNamespace } from "../../src/store/store.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
-import { wokenKey } from "../../src/subscriptions/subscription-registry.js";
+import { wokenKey } from "../../src/subscriptions/wake-markers.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { spaceLike } from "../support/space-like.js";
 import { WrappedStore } from "../support/wrapped-store.js";

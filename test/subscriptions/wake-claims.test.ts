@@ -14,7 +14,7 @@ import type { Clock } from "../../src/core/clock.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
-import { wokenKey } from "../../src/subscriptions/subscription-registry.js";
+import { wokenKey } from "../../src/subscriptions/wake-markers.js";
 import { StoreWakeClaims, WAKE_CLAIM_TAKE_MS } from "../../src/subscriptions/wake-claims.js";
 import { WAKE_CLAIM_RENEW_MS } from "../../src/subscriptions/wake-hand-over.js";
 import type { WakeBatch } from "../../src/subscriptions/wake-sink.js";

@@ -11,7 +11,8 @@ import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { LocalCatalog } from "../../src/subscriptions/subscription-catalog.js";
-import { SubscriptionRegistry, wokenKey } from "../../src/subscriptions/subscription-registry.js";
+import { SubscriptionRegistry } from "../../src/subscriptions/subscription-registry.js";
+import { wokenKey } from "../../src/subscriptions/wake-markers.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
