@@ -15,8 +15,12 @@ const REJECTED = new Set([
   "token_expired",
   "no_permission",
   "ekm_access_denied",
+  "user_removed_from_team",
+  "team_disabled",
 ]);
 const MISCONFIGURED = new Set(["not_allowed_token_type", "missing_scope", "invalid_arguments"]);
+/** Codes of Slack being unavailable for now: retried, like a network failure. */
+const TEMPORARY = new Set(["internal_error", "service_unavailable", "fatal_error", "request_timeout"]);
 
 /** Which token a failed call used, for the wording of the fix. */
 export type SlackTokenRole = "bot" | "app";
@@ -43,6 +47,7 @@ export function slackFailure(error: unknown, role: SlackTokenRole, step: string)
     return new ServiceFailure("Slack", "rejected", `${step}: ${code}`, TOKEN_FIX[role], cause);
   if (code !== undefined && MISCONFIGURED.has(code))
     return new ServiceFailure("Slack", "misconfigured", `${step}: ${code}`, TOKEN_FIX[role], cause);
+  if (code !== undefined && TEMPORARY.has(code)) return slackUnavailable(step, code, cause);
   const sdkCode = (error as { code?: unknown } | undefined)?.code;
   const network = networkCode(error);
   if (
@@ -69,36 +74,28 @@ export function slackFailure(error: unknown, role: SlackTokenRole, step: string)
   );
 }
 
-/**
- * Codes of apps.connections.open that no retry can mend: a refused app token (as the SDK's own
- * Socket Mode client judged it), or one without Socket Mode's scope.
- */
-const SOCKET_MODE_FINAL = new Set([
-  ...REJECTED,
-  "user_removed_from_team",
-  "team_disabled",
-  "not_allowed_token_type",
-  "missing_scope",
-]);
-
-/**
- * Classify a failed Socket Mode connection (apps.connections.open, or the socket itself): a code
- * in SOCKET_MODE_FINAL as slackFailure does; any other code Slack answers with (internal_error,
- * service_unavailable, one unknown to us) as Slack being unavailable for now, which is retried, as
- * the SDK's own client retried it.
- */
-export function socketModeFailure(error: unknown): ServiceFailure {
-  const step = "Socket Mode (apps.connections.open)";
-  const code = slackErrorCode(error);
-  if (code === undefined || code === "ratelimited" || SOCKET_MODE_FINAL.has(code))
-    return slackFailure(error, "app", step);
+/** Slack answered `code` as a failure of its own: it is unavailable for now, and retried. */
+function slackUnavailable(step: string, code: string, cause: { cause: unknown }): ServiceFailure {
   return new ServiceFailure(
     "Slack",
     "unreachable",
     `${step}: ${code}`,
     "Slack answered with an error; Coworker retries",
-    { cause: error },
+    cause,
   );
+}
+
+/**
+ * Classify a failed Socket Mode connection (apps.connections.open, or the socket itself) as
+ * slackFailure does, except that a code it does not know is taken as Slack being unavailable for
+ * now and retried (as the SDK's own client retried it), not as a misconfigured app.
+ */
+export function socketModeFailure(error: unknown): ServiceFailure {
+  const step = "Socket Mode (apps.connections.open)";
+  const code = slackErrorCode(error);
+  if (code === undefined || code === "ratelimited" || REJECTED.has(code) || MISCONFIGURED.has(code))
+    return slackFailure(error, "app", step);
+  return slackUnavailable(step, code, { cause: error });
 }
 
 /** The HTTP events receiver could not listen (port taken, no permission). */
