@@ -15,7 +15,6 @@
  * there refuses for now); outgoing traffic is throttled per chat, per group and overall. Its thread
  * outputs work before `start`, so turns — also resumed ones after a restart — can reach any chat.
  */
-import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
 import { Api, Bot, type Context } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -31,7 +30,8 @@ import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { GroupMembership } from "./telegram-membership.js";
 import { addressOf, telegramIdOf } from "./telegram-send.js";
-import { type CallDeadlines, deadlineTransformer, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
+import { type CallRetry, type CallStack, DEFAULT_RETRY, useCallStack } from "./telegram-call-stack.js";
+import { type CallDeadlines, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
 import { intakeScreen, pollingScreen } from "./telegram-intake.js";
@@ -47,13 +47,12 @@ import { HandOverWaits } from "./telegram-hand-over-waits.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { ChatMigrations } from "./telegram-migrations.js";
-import { networkRetryTransformer } from "./telegram-network-retry.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
 import { PollerElection, type PollerLeases, pollerLeaseKey } from "./telegram-poller-election.js";
 import { PollingReceiver } from "./telegram-polling.js";
 import type { TelegramReceiver } from "./telegram-receiver.js";
 import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
-import { SendScheduler, type SendLimits, throttleTransformer } from "./telegram-throttle.js";
+import { SendScheduler, type SendLimits } from "./telegram-throttle.js";
 import { type WebhookOptions, WebhookReceiver } from "./telegram-webhook.js";
 
 export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks {
@@ -78,7 +77,7 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
    */
   readonly budget: SlotBudget;
   /** 429 / 5xx retries: defaults 5 attempts, at most 60 s per wait. */
-  readonly retry?: { readonly maxRetryAttempts: number; readonly maxDelaySeconds: number };
+  readonly retry?: CallRetry;
   /** Backoff after a 409 or a stopped runner: defaults 1 s doubling to 60 s. */
   readonly pollingBackoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Long-poll timeout in seconds (default 30). */
@@ -109,34 +108,6 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
    * reading (lane-stop-broadcast.ts). None without.
    */
   readonly laneStops?: LaneStopCoordination;
-}
-
-/** 429 / 5xx retries unless the options say otherwise. */
-const DEFAULT_RETRY = Object.freeze({ maxRetryAttempts: 5, maxDelaySeconds: 60 });
-
-/** The parts every Bot API client of the channel shares. */
-interface CallStack {
-  readonly deadlines: CallDeadlines | undefined;
-  readonly scheduler: SendScheduler;
-  readonly migrations: ChatMigrations;
-  /** Bounded auto-retry of 429s and 5xx; none when absent (the call fails at once). */
-  readonly retry?: NonNullable<TelegramChannelOptions["retry"]>;
-}
-
-/** Installs the channel's transformers on `api`, innermost first. */
-function useCallStack(api: Api, { deadlines, scheduler, migrations, retry }: CallStack): void {
-  // Innermost, so each attempt's deadline runs from when it is sent, not from its wait for a slot.
-  api.config.use(deadlineTransformer(deadlines));
-  api.config.use(throttleTransformer(scheduler));
-  // Network failures — a call past its deadline is one — are retried a few times here (each
-  // attempt books its send slot again and gets a deadline of its own)...
-  api.config.use(networkRetryTransformer());
-  // ...and then rethrown by auto-retry, whose own retry of them is unbounded and silent (doubling
-  // waits up to an hour); start-up and polling retry visibly instead.
-  if (retry) api.config.use(autoRetry({ ...retry, rethrowHttpErrors: true }));
-  // Outermost: a call to an upgraded group goes to its supergroup, and a send that meets the
-  // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
-  api.config.use(migrations.transformer());
 }
 
 const deadlineMs = z
@@ -369,13 +340,9 @@ export class TelegramChannel implements ChannelAdapter {
     } catch (error) {
       this.started = false;
       // Undoing never replaces the start's own error, which tells the supervisor what to do.
-      await this.receiver.stop().catch((undoing: unknown) => {
-        this.logger.warn(
-          { err: errorText(undoing) },
-          "telegram: stopping the receiver of a failed start failed",
-        );
+      await this.stop().catch((undoing: unknown) => {
+        this.logger.warn({ err: errorText(undoing) }, "telegram: stopping a failed start failed");
       });
-      await this.stopsElsewhere?.close();
       throw error;
     }
     this.logger.info({ bot: this.bot.botInfo.username, mode: this.receiver.mode }, "telegram started");
