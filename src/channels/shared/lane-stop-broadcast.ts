@@ -31,12 +31,6 @@ const announcementSchema = z.object({
   lane: z.string().min(1).max(1000),
 });
 
-/** One `listen`'s subscription, pending or made, and whether `close` has ended it. */
-interface Listening {
-  readonly subscription: Promise<Unsubscribe>;
-  closed: boolean;
-}
-
 export interface LaneStopBroadcastOptions {
   readonly coordination: LaneStopCoordination;
   /** The platform whose lanes these are ("slack", "telegram"): its keys are its own. */
@@ -49,7 +43,8 @@ export class LaneStopBroadcast implements StopsElsewhere {
   /** Names this broadcast in its announcements, so it can skip its own. */
   private readonly from = randomUUID();
   private readonly channel: string;
-  private listening: Listening | undefined;
+  /** The current `listen`'s subscription, pending or made; a listener hears only while its own is current. */
+  private listening: Promise<Unsubscribe> | undefined;
 
   constructor(private readonly options: LaneStopBroadcastOptions) {
     this.channel = laneStopChannel(options.platform);
@@ -61,18 +56,15 @@ export class LaneStopBroadcast implements StopsElsewhere {
    */
   async listen(lanes: Pick<HandOverLanes, "stoppedElsewhere">): Promise<void> {
     if (!this.listening) {
-      const listening: Listening = {
-        subscription: this.options.coordination.subscribe(this.channel, (raw) => {
-          if (!listening.closed) this.heard(raw, lanes);
-        }),
-        closed: false,
-      };
+      const listening: Promise<Unsubscribe> = this.options.coordination.subscribe(this.channel, (raw) => {
+        if (this.listening === listening) this.heard(raw, lanes);
+      });
       this.listening = listening;
-      listening.subscription.catch(() => {
+      listening.catch(() => {
         if (this.listening === listening) this.listening = undefined;
       });
     }
-    await this.listening.subscription;
+    await this.listening;
   }
 
   /** Tell the other processes that lane `key`'s sender stopped (a failure is logged). */
@@ -93,8 +85,7 @@ export class LaneStopBroadcast implements StopsElsewhere {
     const listening = this.listening;
     this.listening = undefined;
     if (!listening) return;
-    listening.closed = true;
-    const unsubscribe = await listening.subscription.catch(() => undefined);
+    const unsubscribe = await listening.catch(() => undefined);
     await unsubscribe?.().catch((error: unknown) => {
       this.options.logger.warn({ err: error }, "could not stop hearing the other processes' stops");
     });
