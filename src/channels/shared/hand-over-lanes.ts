@@ -41,6 +41,7 @@
  */
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
+import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
 
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
@@ -62,30 +63,6 @@ export function droppedNote(count: number): string {
  */
 export const STOPPED_NOTE =
   "I was restarting before I could take one of your messages here (a file was still being read). Please send it again.";
-
-/**
- * Commands answered at once even while the sender's lane is busy: they act on a pending approval
- * or only show what is running (stop is answered at once too, and first cancels the lane: each
- * channel handles it before asking this). Any other (new, mode, model, grants revoke, a skill,
- * the modules' commands) may change what the sender's earlier message meets, so it waits its turn.
- */
-const AT_ONCE: ReadonlySet<string> = new Set(["approve", "deny", "status", "reviewer"]);
-
-function answeredAtOnce(command: string): boolean {
-  return AT_ONCE.has(command);
-}
-
-/** Commands that start a turn: a stop drops them from the lane like a message (see keptByStop). */
-const RUNS_A_TURN: ReadonlySet<string> = new Set(["skill"]);
-
-/**
- * Whether a command waiting in its sender's lane outlives their stop: any that only changes or
- * shows a setting (a fresh session, a mode, a model, a grant, a subscription, a task) — what the
- * person asked for before stopping, which the stop does not undo — not one that runs a turn.
- */
-function keptByStop(command: string): boolean {
-  return !RUNS_A_TURN.has(command);
-}
 
 /**
  * What a job sees of its lane's cancelling: once its message is ready (files read), it asks
