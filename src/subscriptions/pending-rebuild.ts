@@ -50,7 +50,9 @@ export async function rebuildPending(
   const byChannel = new Map<string, Subscription[]>();
   for (const subscription of subscriptions) {
     const key = channelKeyOf(subscription.channelRef);
-    byChannel.set(key, [...(byChannel.get(key) ?? []), subscription]);
+    const watching = byChannel.get(key);
+    if (watching) watching.push(subscription);
+    else byChannel.set(key, [subscription]);
   }
   for (const [channelKey, watching] of byChannel) {
     if (options.stopped?.()) return;
@@ -76,12 +78,15 @@ async function rebuildChannel(
     if (!read) return;
     const ref = first.subscription.channelRef;
     const bot = deps.directories.find(ref.platform, ref.workspace)?.bot;
+    const overdue =
+      bufferedBy === undefined
+        ? read.entries
+        : read.entries.filter((entry) => Date.parse(entry.bufferedAt ?? entry.at) <= bufferedBy);
     for (const { subscription, woken } of starts) {
       const sinceMs = Date.parse(watchedSince(subscription));
-      for (const entry of read.entries) {
+      for (const entry of overdue) {
         const pending = woken ? isAfter(entry, read.epoch, woken) : Date.parse(entry.at) >= sinceMs;
         if (!pending || !wakesSubscription(subscription, entry, bot)) continue;
-        if (bufferedBy !== undefined && Date.parse(entry.bufferedAt ?? entry.at) > bufferedBy) continue;
         deps.scheduler.add(subscription.id, subscription.sessionId, {
           entry,
           position: positionOf(entry, read.epoch),
