@@ -4,8 +4,10 @@
  * it start a line of its own there — a forged heading or list item (e.g. a fake "About this
  * user:" entry in a channel memory). Every line break counts, not only "\n": "\r", NEL U+0085,
  * the Unicode line and paragraph separators U+2028/U+2029, and with them every other control
- * character (C0 and C1, tabs, …).
+ * character (C0 and C1, tabs, …). A line shown in a list is often clipped too (`clipLine`),
+ * between whole characters.
  */
+import { cutBeforeCharacter } from "./surrogate-pairs.js";
 
 /** Control characters (`\p{Cc}`: C0, DEL, C1 with NEL) and the line and paragraph separators. */
 const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
@@ -13,4 +15,14 @@ const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
 /** `text` on one line: every run of line breaks and control characters becomes one space. */
 export function oneLine(text: string): string {
   return text.replace(NOT_ONE_LINE, " ");
+}
+
+const ELLIPSIS = "…";
+
+/** `text` on one line (white space folded) of at most `max` characters, ending in "…" when cut. */
+export function clipLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  if (line.length <= max) return line;
+  const end = cutBeforeCharacter(line, Math.max(0, max - ELLIPSIS.length));
+  return line.slice(0, end) + ELLIPSIS;
 }

@@ -4,6 +4,7 @@
  * (tokens approximated as characters / 4); skills that do not fit are counted in a final
  * "…and N more" line, so the cost per turn stays bounded however many skills are installed.
  */
+import { clipLine } from "../core/one-line.js";
 import { oneLineDescription, type Skill } from "./skill.js";
 
 /** Default catalog budget, in approximate tokens. */
@@ -20,10 +21,7 @@ export function approxTokens(text: string): number {
 }
 
 function lineOf(skill: Pick<Skill, "name" | "description">): string {
-  const flat = oneLineDescription(skill.description);
-  const shown =
-    flat.length > CATALOG_DESCRIPTION_MAX ? `${flat.slice(0, CATALOG_DESCRIPTION_MAX - 1)}…` : flat;
-  return `- ${skill.name}: ${shown}`;
+  return `- ${skill.name}: ${clipLine(oneLineDescription(skill.description), CATALOG_DESCRIPTION_MAX)}`;
 }
 
 function moreLine(count: number): string {

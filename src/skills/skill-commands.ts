@@ -16,13 +16,13 @@ import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
 import { type SkillSavers, savedSkillOf } from "./skill-savers.js";
 import { skillNameSchema } from "./skill-name.js";
+import { clipLine } from "../core/one-line.js";
 import { oneLineDescription, type Skill, sourceLabel } from "./skill.js";
 
 const DESCRIPTION_SHOWN = 120;
 
 function shortDescription(skill: Skill): string {
-  const flat = oneLineDescription(skill.description);
-  return flat.length > DESCRIPTION_SHOWN ? `${flat.slice(0, DESCRIPTION_SHOWN - 1)}…` : flat;
+  return clipLine(oneLineDescription(skill.description), DESCRIPTION_SHOWN);
 }
 
 /** The `skills` listing: each skill with its state and source, and how many are malformed. */

@@ -8,7 +8,8 @@
 import { type AgentEvent, assertNever, type PlanStep, type ToolCallStatus } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
 import { formatSeconds, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
-import { clipLine, formatToolLabel, type LabelFormat, type LabelRule } from "../shared/tool-line-label.js";
+import { formatToolLabel, type LabelFormat, type LabelRule } from "../shared/tool-line-label.js";
+import { clipLine } from "../../core/one-line.js";
 import { EMPTY_TURN, foldTurn, type ToolLine, type TurnView, toolLineOf } from "../shared/turn-view.js";
 import type { TerminalWriter } from "./terminal-writer.js";
 

@@ -8,7 +8,7 @@
  * format the two parts (Slack and the console as inline code, Telegram as `<code>`).
  */
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
-import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
+import { clipLine } from "../../core/one-line.js";
 import { revealHidden } from "./reveal-hidden.js";
 
 /** What a label is made of: a call's tool name and its preview ("npm test", "src/app.ts:1-40"). */
@@ -33,16 +33,6 @@ export interface LabelRule {
 
 /** The rule the chat channels use: the whole preview on one line of at most 80 characters. */
 export const CHAT_LABEL_RULE: LabelRule = Object.freeze({ maxChars: 80, firstLineOnly: false });
-
-const ELLIPSIS = "…";
-
-/** `text` on one line (white space folded) of at most `max` characters, ending in "…" when cut. */
-export function clipLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  if (line.length <= max) return line;
-  const end = cutBeforeCharacter(line, Math.max(0, max - ELLIPSIS.length));
-  return line.slice(0, end) + ELLIPSIS;
-}
 
 /** The parts of a call's label under `rule`. */
 export function toolLabelParts(call: LabelledCall, rule: LabelRule = CHAT_LABEL_RULE): ToolLabelParts {

@@ -9,7 +9,8 @@ import { newestLines } from "../shared/newest-lines.js";
 import type { Logger } from "pino";
 import type { AgentEvent, PlanStep } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
-import { clipLine, formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
+import { formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
+import { clipLine } from "../../core/one-line.js";
 import { FenceTracker, markdownTail } from "../shared/markdown-tail.js";
 import { formatSeconds, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import {

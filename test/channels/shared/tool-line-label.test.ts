@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { clipLine } from "../../../src/core/one-line.js";
 import {
   CHAT_LABEL_RULE,
-  clipLine,
   formatToolLabel,
   toolLabel,
   toolLabelParts,
