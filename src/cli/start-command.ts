@@ -26,6 +26,7 @@ import { CHECK_TIME_LIMIT_MS, type CheckResult } from "./doctor.js";
 import { telegramAccessCheck } from "./doctor-telegram-access-check.js";
 import { modelCheck } from "./model-check.js";
 import { packageVersion } from "./version.js";
+import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 
 /** Print config problems, one per line. */
 export function printProblems(io: CliIo, problems: readonly string[]): void {
@@ -52,7 +53,7 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
   }
   const assembly = io.assembly ?? defaultAssembly;
   const planned = planChannels(config, assembly.channels);
-  const consoleMode = planned.includes("console");
+  const consoleMode = planned.includes(CONSOLE_PLATFORM);
   const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
   const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
   if (logFile) io.stderr.write(`Logs: ${logFile}\n`);
