@@ -119,7 +119,8 @@ function onFrame(ws, data, isBinary, drop, greeted) {
   let text;
   let frame;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(data);
+    // ws has checked a text frame's UTF-8 already (it closes the connection on a bad one).
+    text = data.toString();
     frame = JSON.parse(text);
   } catch {
     return post({ kind: "refused", reason: "not JSON text" });
