@@ -105,9 +105,7 @@ export class ScheduleService {
   private readonly clock: Clock;
   /** wake_me_later calls per conversation in the last hour (the per-conversation limit). */
   private readonly wakesByThread: SlotBudget;
-  /** Whether `start` armed the tasks (tasks a refresh finds are armed only after). */
-  private started = false;
-  /** The periodic catalog refresh, while started (see `refreshEvery`). */
+  /** The periodic catalog refresh, from `start` until `shutdown` (see `refreshEvery`). */
   private refresher: PeriodicTask | undefined;
 
   private constructor(
@@ -141,7 +139,6 @@ export class ScheduleService {
    * while nobody ran them are handled at once.
    */
   start(): void {
-    this.started = true;
     for (const task of this.registry.all()) this.runs.arm(task);
     this.refresher?.stop();
     this.refresher = new PeriodicTask({
@@ -322,7 +319,6 @@ export class ScheduleService {
 
   /** Stop the timers and wait for runs being handed over. */
   async shutdown(): Promise<void> {
-    this.started = false;
     this.refresher?.stop();
     await this.refresher?.settled();
     await this.runs.shutdown();
@@ -335,6 +331,11 @@ export class ScheduleService {
    */
   private refreshEvery(): number {
     return Math.max(60_000, Math.floor(this.settings.catchUpMs / 4));
+  }
+
+  /** Whether `start` armed the tasks and no `shutdown` came since (tasks a refresh finds are armed only then). */
+  private get started(): boolean {
+    return this.refresher?.stopped === false;
   }
 
   /** The registry's refresh; what it found new or changed is armed, what went away disarmed. */
