@@ -338,8 +338,7 @@ export class TelegramChannel implements ChannelAdapter {
       await this.stopsElsewhere?.listen(this.lanes);
       await this.receiver.start();
     } catch (error) {
-      this.started = false;
-      // Undoing never replaces the start's own error, which tells the supervisor what to do.
+      // Undoing (which clears `started`) never replaces the start's own error, which tells the supervisor what to do.
       await this.stop().catch((undoing: unknown) => {
         this.logger.warn({ err: errorText(undoing) }, "telegram: stopping a failed start failed");
       });
@@ -354,8 +353,10 @@ export class TelegramChannel implements ChannelAdapter {
    * dropped, each one's sender told to send it again unless Telegram delivers its update again (a
    * webhook update not answered when the receiver stopped, which is settled by then); then other
    * processes' stops are no longer heard. Turns already running finish through the session layer.
+   * A `start` after it starts the channel again.
    */
   async stop(): Promise<void> {
+    this.started = false;
     await this.receiver.stop();
     await this.lanes.drain();
     await this.stopsElsewhere?.close();

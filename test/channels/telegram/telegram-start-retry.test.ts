@@ -2,7 +2,7 @@
  * A Telegram channel whose start fails after it began (here: the subscribe to the other processes'
  * stops, Redis briefly unreachable; or the receiver's, setWebhook refused) undoes what it began, so
  * the supervisor's next attempt starts it for real: the webhook listens, and the subscription
- * hears the stops other processes announce. Undoing never replaces the start's own error (it tells
+ * hears the stops other processes announce. A start after a clean stop starts it again too. Undoing never replaces the start's own error (it tells
  * the supervisor whether to retry), and a stop resolves, also when the subscription cannot be
  * ended.
  */
@@ -73,6 +73,19 @@ describe("a Telegram channel whose start failed on the lane-stop subscribe", () 
     await expect(channel.start()).rejects.toThrow();
     // The failed attempt left no server listening.
     expect(channel.webhookPort()).toBeUndefined();
+    await channel.start();
+
+    expect(channel.webhookPort()).toBeGreaterThan(0);
+    expect(channel.health().ready).toBe(true);
+    expect(tg.callsOf("setWebhook")).toHaveLength(2);
+  });
+
+  it("starts again after a clean stop: the webhook listens once more", async () => {
+    const { tg, channel } = await channelOnFake();
+    await channel.start();
+    await channel.stop();
+    expect(channel.webhookPort()).toBeUndefined();
+
     await channel.start();
 
     expect(channel.webhookPort()).toBeGreaterThan(0);
