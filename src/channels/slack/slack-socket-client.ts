@@ -6,20 +6,24 @@
  * again after a capped, growing pause, with a fresh URL. A refused app token (or one without
  * Socket Mode's scope) stops the retries, as the SDK's own client stopped on a refused token:
  * retrying cannot help, and SocketHealth's watchdog tries again much later. Anything else Slack
- * answers is retried.
+ * answers is retried. This loop is the only one that retries: apps.connections.open is asked
+ * once per attempt (a Web API client's own retries inside it would multiply its tries and stretch
+ * its pauses), and the first connection's failure is its caller's to retry.
  *
  * It emits the lifecycle states the SDK's client emits ("connecting", "connected", "reconnecting",
  * "disconnecting", "disconnected"), so SocketHealth (slack-connection.ts) follows it as it
  * followed the SDK's. Frames go to `onFrame`; the first `start` resolves at hello and rejects with
  * apps.connections.open's own error, which slack-failure.ts classifies.
  */
+import { webApi } from "@slack/bolt";
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { backoffMs } from "../../core/backoff.js";
-import { createApiClient, describeError, retryAfterMs, type SlackClients } from "./slack-api.js";
+import { describeError, retryAfterMs, type WebClient, withTrailingSlash } from "./slack-api.js";
 import type { SocketClientLike, SocketState } from "./slack-connection.js";
 import { socketModeFailure } from "./slack-failure.js";
+import { sdkLogger } from "./slack-logger.js";
 import { SocketThread, type SocketThreadTiming, type ThreadMessage } from "./slack-socket-thread.js";
 
 export interface SocketClientOptions extends SocketThreadTiming {
@@ -47,6 +51,8 @@ const RECONNECT_MAX_MS = 60_000;
  * right after hello is made again ever more slowly, not once a second for ever.
  */
 const STABLE_MS = 60_000;
+/** How long one apps.connections.open may take. */
+const OPEN_TIMEOUT_MS = 30_000;
 
 /** What apps.connections.open must answer: a WebSocket URL. */
 const connectionUrlSchema = z
@@ -56,7 +62,7 @@ const connectionUrlSchema = z
 
 /** Our Socket Mode client (see the module comment). */
 export class SocketClient extends EventEmitter implements SocketClientLike {
-  private readonly web: SlackClients["api"];
+  private readonly web: WebClient;
   private thread: SocketThread | undefined;
   /** The connection attempt under way: settles at hello, or when it fails. */
   private attempt: Promise<void> | undefined;
@@ -73,10 +79,13 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     private readonly handlers: SocketClientHandlers,
   ) {
     super();
-    this.web = createApiClient({
-      token: options.appToken,
-      slackApiUrl: options.slackApiUrl,
-      logger: options.logger,
+    // One try per call, a rate limit rejected with its Retry-After: the reconnect loop retries.
+    this.web = new webApi.WebClient(options.appToken, {
+      slackApiUrl: withTrailingSlash(options.slackApiUrl),
+      logger: sdkLogger(options.logger, "slack-web"),
+      timeout: OPEN_TIMEOUT_MS,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
     });
   }
 

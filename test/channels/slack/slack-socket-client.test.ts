@@ -1,6 +1,7 @@
 /**
  * SocketClient, Coworker's Socket Mode client: it connects again when its thread dies, when Slack
- * asks it to, after Slack was unreachable or answered with an error, also when the readiness
+ * asks it to, after Slack was unreachable or answered with an error, asking apps.connections.open
+ * once per attempt (its loop is the only one that retries), also when the readiness
  * watchdog's own try fails meanwhile, and stops (ending its thread) when its token is refused; an
  * envelope arriving while it stops is neither handed on nor acked; an attempt that
  * never gets Slack's hello (the upgrade unanswered, or no hello on an open socket) fails instead of
@@ -13,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
+import pino, { type Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { socketModeFailure } from "../../../src/channels/slack/slack-failure.js";
 import { SocketClient } from "../../../src/channels/slack/slack-socket-client.js";
@@ -31,12 +33,13 @@ function clientFor(
   appToken: string,
   timeoutsMs = { ping: 5_000, server: 30_000 },
   frame: (text: string, acked: boolean) => void = () => undefined,
+  logger: Logger = silentLogger,
 ): SocketClient {
   const client = new SocketClient(
     {
       appToken,
       slackApiUrl: apiUrl,
-      logger: silentLogger,
+      logger,
       clientPingTimeoutMs: timeoutsMs.ping,
       serverPingTimeoutMs: timeoutsMs.server,
       mainSilenceMs: 10_000,
@@ -161,10 +164,7 @@ describe("SocketClient", () => {
   });
 
   for (const [cause, breakIt] of [
-    [
-      "unreachable for longer than one call's own retries",
-      (fake: FakeSlack) => fake.state.dropNext("apps.connections.open", 3),
-    ],
+    ["unreachable", (fake: FakeSlack) => fake.state.dropNext("apps.connections.open", 2)],
     [
       "answering with an error (not about the token)",
       (fake: FakeSlack) => fake.state.fail("apps.connections.open", "internal_error"),
@@ -181,6 +181,38 @@ describe("SocketClient", () => {
         .toEqual(["connected", "reconnecting", "connected"]);
       expect(fake.state.callsOf("apps.connections.open").length).toBeGreaterThanOrEqual(3);
     });
+
+  it("asks apps.connections.open once per attempt, at start and in its reconnect loop", {
+    timeout: 60_000,
+  }, async () => {
+    const fake = await startFakeSlack();
+    cleanups.push(() => fake.close());
+    const opens = () => fake.state.callsOf("apps.connections.open").length;
+    // How many calls were made when each of the loop's attempts was logged as failed.
+    const opensAtFailure: number[] = [];
+    const logger = pino(
+      { level: "warn" },
+      {
+        write: (line: string) => {
+          if (JSON.parse(line).msg === "slack socket mode could not connect again")
+            opensAtFailure.push(opens());
+        },
+      },
+    );
+    const client = clientFor(fake.apiUrl, fake.state.appToken, undefined, undefined, logger);
+    const states: string[] = [];
+    client.on("connected", () => states.push("connected"));
+    // A dropped call fails the first start (its caller retries it), not a retry of its own.
+    fake.state.dropNext("apps.connections.open", 1);
+    await expect(client.start()).rejects.toThrow();
+    expect(opens()).toBe(1);
+    await client.start();
+    fake.state.dropNext("apps.connections.open", 2);
+    fake.socket.requestReconnect();
+    await expect.poll(() => states, { timeout: 30_000 }).toEqual(["connected", "connected"]);
+    expect(opensAtFailure).toEqual([3, 4]);
+    expect(opens()).toBe(5);
+  });
 
   it("counts an error Slack answers with at start as one start-up retries, and a refused token as one it does not", async () => {
     const fake = await startFakeSlack();
