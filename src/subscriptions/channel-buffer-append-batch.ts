@@ -7,7 +7,6 @@
  * this page arithmetic is pure and in one place.
  */
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../core/clock.js";
 import {
   type BufferEntry,
   type BufferEntryInput,
@@ -38,8 +37,6 @@ export interface BatchLimits {
   /** Entries per page of a new buffer. */
   readonly pageSize: number;
   readonly maxEntryChars: number;
-  /** The time entries are buffered at and aged by. */
-  readonly clock: Clock;
   /** This write's page version, when several processes write (each write a page key of its own). */
   readonly rev: string | undefined;
 }
@@ -60,11 +57,16 @@ export interface PlacedBatch {
   readonly replaced: readonly PageInfo[];
 }
 
-/** Place `inputs` after the buffer `start` (a new buffer when null). */
+/**
+ * Place `inputs` after the buffer `start` (a new buffer when null) at `now` (epoch ms, the time of
+ * the write): every entry of the batch is buffered at it, as they are stored together, and the age
+ * cap is judged by it.
+ */
 export function placeBatch(
   start: BatchStart | null,
   inputs: readonly BufferEntryInput[],
   limits: BatchLimits,
+  now: number,
 ): PlacedBatch {
   const { rev } = limits;
   let head: BufferHead = start?.head ?? emptyHead(limits.pageSize);
@@ -76,6 +78,7 @@ export function placeBatch(
   let tail = [...(start?.tail ?? [])];
   const touched = new Map<number, BufferEntry[]>();
   const results: (AppendResult | undefined)[] = [];
+  const bufferedAt = new Date(now).toISOString();
   for (const input of inputs) {
     if (recent.has(input.id)) {
       results.push(undefined);
@@ -84,7 +87,7 @@ export function placeBatch(
     const entry: BufferEntry = {
       ...capEntryText(input, limits.maxEntryChars),
       seq: head.lastSeq + 1,
-      bufferedAt: new Date(limits.clock.now()).toISOString(),
+      bufferedAt,
     };
     const index = pageOf(entry.seq, head.pageSize);
     const last = head.pages.at(-1);
@@ -100,7 +103,7 @@ export function placeBatch(
     results.push({ entry, position: positionOf(entry, head.epoch) });
   }
   if (touched.size === 0) return { results, head, tail, recentIds, written: [], replaced: [] };
-  const trimmed = trim(head, limits);
+  const trimmed = trim(head, limits, now);
   const kept = new Map(trimmed.pages.map((p) => [p.index, p]));
   const written = [...touched].flatMap(([index, entries]) => {
     const page = kept.get(index);
@@ -124,10 +127,10 @@ function emptyHead(pageSize: number): BufferHead {
   };
 }
 
-/** Apply the count and age caps: raise the floor, drop whole pages below it or gone stale. */
-function trim(head: BufferHead, limits: BatchLimits): BufferHead {
+/** Apply the count and age caps at `now`: raise the floor, drop whole pages below it or gone stale. */
+function trim(head: BufferHead, limits: BatchLimits, now: number): BufferHead {
   let floorSeq = Math.max(head.floorSeq, head.lastSeq - limits.maxEntries + 1);
-  const cutoff = limits.clock.now() - limits.maxAgeMs;
+  const cutoff = now - limits.maxAgeMs;
   const pages = [...head.pages];
   while (pages.length > 1) {
     const first = pages[0]!;

@@ -236,12 +236,12 @@ export class ChannelBuffer {
     const state = await this.state(channelKey);
     const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
     const { maxEntries, maxAgeMs } = this.options;
-    const { pageSize, maxEntryChars, clock } = this;
-    const placed = placeBatch(state, inputs, { maxEntries, maxAgeMs, pageSize, maxEntryChars, clock, rev });
+    const { pageSize, maxEntryChars } = this;
+    const now = this.clock.now();
+    const placed = placeBatch(state, inputs, { maxEntries, maxAgeMs, pageSize, maxEntryChars, rev }, now);
     const { results, head: trimmed, tail, recentIds, written } = placed;
     if (written.length === 0) return results;
     const ours = written.map(({ page }) => ({ index: page.index, rev }));
-    const now = this.clock.now();
     try {
       await Promise.all(
         written.map(({ page, entries }) =>

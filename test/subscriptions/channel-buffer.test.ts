@@ -70,6 +70,24 @@ describe("ChannelBuffer", () => {
     expect(space.writes.length).toBeLessThanOrEqual(4);
   });
 
+  it("buffers a burst's entries at the time of their write, together, and a later write's at its own", async () => {
+    // A clock that moves on each time it is read: entries buffered at one reading share its time.
+    const ticking = { ...clock, now: () => (clock.time += 1_000) };
+    const buffer = new ChannelBuffer(store.space("buffers"), {
+      maxEntries: 100,
+      maxAgeMs: 86_400_000,
+      clock: ticking,
+    });
+    const burst = await Promise.all([entry(1), entry(2), entry(3)].map((e) => buffer.append(CH, e)));
+    const later = await buffer.append(CH, entry(4));
+    // The first append's write takes itself alone; the other two are committed together after it.
+    const [first, second, third, fourth] = [...burst, later].map((r) =>
+      Date.parse(r?.entry.bufferedAt ?? ""),
+    );
+    expect(second).toBe(third);
+    expect([first! < second!, third! < fourth!]).toEqual([true, true]);
+  });
+
   it("refuses a message its pages could not be read back with, and keeps the others readable", async () => {
     const space = store.space("buffers");
     const buffer = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 2, clock });
