@@ -55,15 +55,16 @@ const claimSchema: z.ZodType<ClaimRecord> = z.object({ owner: z.string().min(1),
 export class StoreWakeClaims implements WakeClaims {
   /** This instance's claims: a claim it could not release is its own again on the next try. */
   private readonly owner = randomUUID();
+  /** This instance's claim while a hand-over is under way: what a take and a renewal write. */
+  private readonly taken: ClaimRecord = { owner: this.owner, kept: false };
 
   constructor(private readonly space: KeyValueSpace) {}
 
   async take(key: string): Promise<ClaimResult> {
-    const record: ClaimRecord = { owner: this.owner, kept: false };
-    if (await this.space.setIfAbsent(storeKey(key), record, WAKE_CLAIM_TAKE_MS)) return "won";
-    const held = await this.held(key);
-    if (held?.kept) return "delivered";
-    return held?.owner === this.owner ? "won" : "elsewhere";
+    if (await this.space.setIfAbsent(storeKey(key), this.taken, WAKE_CLAIM_TAKE_MS)) return "won";
+    const held = parsed(await this.space.get(storeKey(key)));
+    if (this.isTaken(held)) return "won";
+    return held?.kept ? "delivered" : "elsewhere";
   }
 
   /**
@@ -72,15 +73,10 @@ export class StoreWakeClaims implements WakeClaims {
    * and untaken is retaken. A write lost to another process's reads the claim again.
    */
   async renew(key: string): Promise<boolean> {
-    const record: ClaimRecord = { owner: this.owner, kept: false };
-    const mine = (stored: unknown): boolean => {
-      const held = parsed(stored);
-      return held?.owner === this.owner && !held.kept;
-    };
     const renewed = await updateByCompareAndSet(
       this.space,
       storeKey(key),
-      (stored) => (stored === undefined || mine(stored) ? record : undefined),
+      (stored) => (stored === undefined || this.isTaken(parsed(stored)) ? this.taken : undefined),
       { attempts: RENEW_ATTEMPTS, ttlMs: WAKE_CLAIM_TAKE_MS },
     );
     return renewed.outcome === "updated";
@@ -93,12 +89,12 @@ export class StoreWakeClaims implements WakeClaims {
 
   async release(key: string): Promise<void> {
     const stored = await this.space.get(storeKey(key));
-    const held = parsed(stored);
-    if (held?.owner === this.owner && !held.kept) await this.space.deleteIf(storeKey(key), stored);
+    if (this.isTaken(parsed(stored))) await this.space.deleteIf(storeKey(key), stored);
   }
 
-  private async held(key: string): Promise<ClaimRecord | undefined> {
-    return parsed(await this.space.get(storeKey(key)));
+  /** Whether a stored claim is this instance's, taken for a hand-over and not kept. */
+  private isTaken(held: ClaimRecord | undefined): boolean {
+    return held?.owner === this.owner && !held.kept;
   }
 }
 

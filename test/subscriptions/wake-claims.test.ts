@@ -277,6 +277,29 @@ describe("renewing a wake claim", () => {
   });
 });
 
+describe("a process's own wake claim", () => {
+  it("is one taken and not kept: a kept one reads as delivered and stays, an unreadable one as held elsewhere", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    try {
+      const space = store.space("dedupe");
+      const [mine, theirs] = [new StoreWakeClaims(space), new StoreWakeClaims(space)];
+      expect(await mine.take("k1")).toBe("won");
+      expect(await mine.take("k1")).toBe("won");
+      await mine.keep("k1");
+      expect(await mine.take("k1")).toBe("delivered");
+      await mine.release("k1");
+      expect(await theirs.take("k1")).toBe("delivered");
+      await space.set("wake-claim:k2", { owner: 42 });
+      expect(await mine.take("k2")).toBe("elsewhere");
+      expect(await mine.renew("k2")).toBe(false);
+      await mine.release("k2");
+      expect(await space.get("wake-claim:k2")).toEqual({ owner: 42 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("renewing a wake claim on Redis", () => {
   let redis: RedisServer;
   beforeEach(async () => {
