@@ -17,20 +17,19 @@
  * nothing is installed or brought back that is not what the loader was serving. The person whose
  * save died was told: the tool-call journal answers a call that started and never finished as
  * interrupted (turn-engine.ts resume), and they save again. Nothing is followed: the skills folder
- * is confined to the workspace and held open (anchored-fs.ts), a leftover is judged by lstat
+ * is confined to the workspace and held open as the loader opens it (workspace-skill-access.ts
+ * openWorkspaceSkillFolder, by the anchored walk of anchored-fs.ts), a leftover is judged by lstat
  * through that handle (one that is not a real folder — a link — is left alone), and it is removed
  * by AnchoredDir.removeDir, which removes a link inside as a link. Each folder put back or removed
  * is logged.
  */
 import { lstat, rename } from "node:fs/promises";
-import path from "node:path";
 import { isMissing } from "../core/missing-file.js";
 import type { Logger } from "../logging/logger.js";
-import { type AnchoredDir, openCheckedDir } from "../tools/files/anchored-fs.js";
-import { conversationPaths } from "../tools/files/conversation-paths.js";
-import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { AnchoredDir } from "../tools/files/anchored-fs.js";
 import { asideSkillFolder, asideSkillName, parseSaveFolder, type SaveFolder } from "./skill-save-folders.js";
 import type { SkillSource } from "./skill.js";
+import { openWorkspaceSkillFolder } from "./workspace-skill-access.js";
 
 /**
  * How long a staging or aside folder is left alone after it last changed. Several processes may
@@ -77,13 +76,9 @@ async function clearSource(
   root: string,
   options: LeftoverCleanupOptions,
 ): Promise<void> {
-  const paths = conversationPaths(createWorkspacePaths({ root, offLimits: options.offLimits }), undefined);
-  let skills: AnchoredDir;
-  let shown: string;
+  let opened: { readonly dir: AnchoredDir; readonly shown: string };
   try {
-    const resolved = await paths.resolve(path.relative(paths.root, source.dir));
-    skills = await openCheckedDir(resolved);
-    shown = resolved.display;
+    opened = await openWorkspaceSkillFolder(source, { root, offLimits: options.offLimits });
   } catch (error) {
     if (!isMissing(error))
       options.logger?.warn(
@@ -92,6 +87,7 @@ async function clearSource(
       );
     return;
   }
+  const { dir: skills, shown } = opened;
   try {
     await clearIn(skills, shown, options);
   } catch (error) {

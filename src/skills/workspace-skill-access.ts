@@ -35,7 +35,11 @@ import {
 import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { credentialReasonFor } from "../tools/files/credential-paths.js";
 import { readTextFile } from "../tools/files/text-file.js";
-import { createWorkspacePaths, type ResolvedPath } from "../tools/files/workspace-paths.js";
+import {
+  createWorkspacePaths,
+  type ResolvedPath,
+  type WorkspacePaths,
+} from "../tools/files/workspace-paths.js";
 import { filesIn, isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { SkillSource } from "./skill.js";
@@ -76,15 +80,48 @@ async function useSkillFile<T>(
   }
 }
 
+/** The workspace a skill source is confined to: its root, and the service's own files off limits inside it. */
+interface SkillWorkspace {
+  readonly root: string;
+  readonly offLimits: readonly string[];
+}
+
+/** The workspace as no conversation sees it, with no conversation's uploads (module header). */
+function sourcePaths(workspace: SkillWorkspace): WorkspacePaths {
+  return conversationPaths(createWorkspacePaths(workspace), undefined);
+}
+
+/** The source folder as confined, and held open. */
+interface OpenedSource {
+  readonly resolved: ResolvedPath;
+  readonly dir: AnchoredDir;
+}
+
+/** The source folder itself, confined through `paths` and held open by the anchored walk. */
+async function openSourceFolder(paths: WorkspacePaths, source: SkillSource): Promise<OpenedSource> {
+  const resolved = await paths.resolve(path.relative(paths.root, source.dir));
+  return { resolved, dir: await openCheckedDir(resolved) };
+}
+
 /**
- * The access to the workspace's skill source, confined to `workspace` (its root, and the service's
- * own files off limits inside it) and kept out of every conversation's uploads (module header).
+ * The workspace's skill source folder, confined to `workspace` and held open as every access here
+ * holds it (module header), with its path as the workspace shows it; the caller closes it. Throws
+ * when it is refused or cannot be opened (isMissing when it is not there).
  */
-export function workspaceSkillAccess(
+export async function openWorkspaceSkillFolder(
   source: SkillSource,
-  workspace: { readonly root: string; readonly offLimits: readonly string[] },
-): SkillSourceAccess {
-  const paths = conversationPaths(createWorkspacePaths(workspace), undefined);
+  workspace: SkillWorkspace,
+): Promise<{ readonly dir: AnchoredDir; readonly shown: string }> {
+  const { resolved, dir } = await openSourceFolder(sourcePaths(workspace), source);
+  return { dir, shown: resolved.display };
+}
+
+/**
+ * The access to the workspace's skill source, confined to `workspace` and kept out of every
+ * conversation's uploads (module header).
+ */
+export function workspaceSkillAccess(source: SkillSource, workspace: SkillWorkspace): SkillSourceAccess {
+  const paths = sourcePaths(workspace);
   /** A path in the source folder, relative to the workspace root. */
   const inSource = (...names: string[]) => path.relative(paths.root, path.join(source.dir, ...names));
   const openFolder = async (relative: string): Promise<AnchoredDir> =>
@@ -127,15 +164,14 @@ export function workspaceSkillAccess(
   };
   return Object.freeze({
     async withFolder<T>(use: (folder: SkillFolder) => Promise<T>): Promise<T | undefined> {
-      let resolved: ResolvedPath;
-      let dir: AnchoredDir;
+      let opened: OpenedSource;
       try {
-        resolved = await paths.resolve(inSource());
-        dir = await openCheckedDir(resolved);
+        opened = await openSourceFolder(paths, source);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
       }
+      const { resolved, dir } = opened;
       try {
         return await use(await scanned(resolved, dir));
       } finally {
