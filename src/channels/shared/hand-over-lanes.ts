@@ -26,6 +26,15 @@
  * process that took the stop answers it with its own count; one whose lane it cancelled tells the
  * sender droppedNote with its own count, through a cancelled job's way of telling its sender
  * (`tell`, the conversation of their message), and one that cancelled nothing tells nobody.
+ * Processes take a sender's messages in no agreed order, so a stop names its `position` (where the
+ * stop message stands in the sender's stream on the platform; see LanePosition) and cancels only
+ * what was sent before it: a message sent after the stop that a process already took is kept. The
+ * lane then keeps a "stopped through" mark (bounded: STOP_MARKS_MAX lanes, each for STOP_MARK_MS),
+ * so a message sent before the stop that reaches a process only after it (a lagging process, a
+ * platform's redelivery) is dropped as it comes, its sender told droppedNote(1). A job or stop
+ * without a position (a channel that gives none, an older process's announcement) is treated as
+ * before positions existed: such a stop cancels all the lane holds and marks nothing, and such a
+ * job is cancelled by any stop — the stop wins whenever the order is not known.
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
  * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left. Where
@@ -42,6 +51,20 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
+
+/**
+ * Where a message stands in its sender's stream on the platform: a later message has a larger one.
+ * Compared only within one lane (one sender, one conversation), so each channel picks what its
+ * platform orders there (Telegram: the chat's message_id; Slack: the channel's event ts, as
+ * microseconds). A non-negative safe integer, so it travels in an announcement as it is.
+ */
+export type LanePosition = number;
+
+/** How long a lane remembers the position a stop went through (see module comment). */
+export const STOP_MARK_MS = 10 * 60_000;
+
+/** How many lanes' stop marks are kept at most: past it, the oldest mark is forgotten. */
+export const STOP_MARKS_MAX = 10_000;
 
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
@@ -80,8 +103,8 @@ export interface LaneSignal {
  * comment; lane-stop-broadcast.ts): none with one process.
  */
 export interface StopsElsewhere {
-  /** Tell the other processes that the sender of lane `key` stopped; never rejects. */
-  announce(key: string): void;
+  /** Tell the other processes that the sender of lane `key` stopped at `position`; never rejects. */
+  announce(key: string, position: LanePosition | undefined): void;
 }
 
 /** A lane's job (see LaneSignal). */
@@ -108,10 +131,15 @@ export type Redelivered = () => boolean;
  * deliver it again (`redelivered`).
  */
 export type LaneEntry =
-  | { readonly kind: "stop"; readonly answer: (dropped: number) => Promise<void> }
-  | ({ readonly kind: "command"; readonly name: string; readonly handOver: LaneJob } & Telling)
+  | ({ readonly kind: "stop"; readonly answer: (dropped: number) => Promise<void> } & Positioned)
+  | ({ readonly kind: "command"; readonly name: string; readonly handOver: LaneJob } & Telling & Positioned)
   | { readonly kind: "at-once"; readonly handOver: LaneJob }
-  | ({ readonly kind: "message"; readonly handOver: LaneJob } & Telling);
+  | ({ readonly kind: "message"; readonly handOver: LaneJob } & Telling & Positioned);
+
+/** Where an entry stands in its sender's stream (LanePosition); unknown when unset (see module comment). */
+export interface Positioned {
+  readonly position?: LanePosition | undefined;
+}
 
 /** How a stopping channel's `drain` tells the sender of an entry it dropped (see LaneEntry). */
 export interface Telling {
@@ -157,6 +185,8 @@ export interface JobOptions {
   readonly tell?: TellSender | undefined;
   /** Whether the platform delivers it again after the stop: then nobody is told (never by default). */
   readonly redelivered?: Redelivered | undefined;
+  /** Where its message stands in its sender's stream (LanePosition); unknown when unset. */
+  readonly position?: LanePosition | undefined;
 }
 
 export interface HandOverLanesOptions {
@@ -178,6 +208,7 @@ interface JobSignal extends LaneSignal {
   readonly keptByStop: boolean;
   readonly tell: TellSender | undefined;
   readonly redelivered: Redelivered | undefined;
+  readonly position: LanePosition | undefined;
 }
 
 function jobSignal(options: JobOptions): JobSignal {
@@ -187,6 +218,7 @@ function jobSignal(options: JobOptions): JobSignal {
     keptByStop: options.keptByStop ?? false,
     tell: options.tell,
     redelivered: options.redelivered,
+    position: options.position,
     handingOver: () => {
       signal.taken = !signal.aborted;
       return signal.taken;
@@ -204,9 +236,22 @@ interface Lane {
 /** The tail of a lane with no job yet: nothing to wait for. */
 const SETTLED: Promise<void> = Promise.resolve();
 
+/** Whether a job at `job` was sent before a stop at `stop`: yes whenever either is unknown (the stop wins). */
+function sentBefore(job: LanePosition | undefined, stop: LanePosition | undefined): boolean {
+  return job === undefined || stop === undefined || job < stop;
+}
+
+/** The position a lane's last stop went through, remembered until `until` (clock time). */
+interface StopMark {
+  readonly through: LanePosition;
+  readonly until: number;
+}
+
 /** Per-sender ordered hand-over (see module comment). */
 export class HandOverLanes {
   private readonly lanes = new Map<string, Lane>();
+  /** Per lane, the position its last stop went through; oldest first (see module comment). */
+  private readonly marks = new Map<string, StopMark>();
 
   constructor(private readonly options: HandOverLanesOptions) {}
 
@@ -215,6 +260,7 @@ export class HandOverLanes {
    * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
   enqueue(key: string, job: LaneJob, options: JobOptions = {}): Promise<void> | undefined {
+    if (this.late(key, options.position, options.keptByStop ?? false)) return this.droppedLate(options.tell);
     const lane: Lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set() };
     if (lane.jobs.size >= this.options.maxWaiting) return undefined;
     // Each job has its own signal: a stop aborts the running job's, and a job queued after the
@@ -240,14 +286,17 @@ export class HandOverLanes {
     if (entry.kind === "stop") {
       // What the person sent before their stop is stopped too: never handed over after it, here
       // or in another process.
-      const dropped = this.cancel(key);
-      this.options.stopsElsewhere?.announce(key);
+      const dropped = this.stopLane(key, entry.position).length;
+      this.options.stopsElsewhere?.announce(key, entry.position);
       await entry.answer(dropped);
       return ANSWERED;
     }
+    // A command sent before a stop already taken goes to the lane, which drops it unless kept.
     const atOnce =
       entry.kind === "at-once" ||
-      (entry.kind === "command" && (answeredAtOnce(entry.name) || !this.busy(key)));
+      (entry.kind === "command" &&
+        !this.late(key, entry.position, keptByStop(entry.name)) &&
+        (answeredAtOnce(entry.name) || !this.busy(key)));
     if (atOnce) {
       await entry.handOver(NOT_CANCELLED);
       return ANSWERED;
@@ -259,8 +308,13 @@ export class HandOverLanes {
             keptByStop: keptByStop(entry.name),
             tell: entry.tell,
             redelivered: entry.redelivered,
+            position: entry.position,
           })
-        : this.enqueue(key, entry.handOver, { tell: entry.tell, redelivered: entry.redelivered });
+        : this.enqueue(key, entry.handOver, {
+            tell: entry.tell,
+            redelivered: entry.redelivered,
+            position: entry.position,
+          });
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
@@ -282,39 +336,82 @@ export class HandOverLanes {
   }
 
   /**
-   * The sender's stop: cancel the jobs of lane `key` but those kept by a stop (see module
-   * comment); how many it cancelled.
+   * The sender's stop at `position` (unknown when unset): cancel the jobs of lane `key` sent before
+   * it but those kept by a stop (see module comment); how many it cancelled.
    */
-  cancel(key: string): number {
-    return this.stopLane(key).length;
+  cancel(key: string, position?: LanePosition): number {
+    return this.stopLane(key, position).length;
   }
 
   /**
-   * The sender's stop, taken by another process (see module comment): cancel lane `key` as
-   * `cancel` does, and tell its sender how many were dropped, through a cancelled job's own way
-   * of telling them; nobody when nothing was cancelled. Never rejects: a failed note is logged.
+   * The sender's stop at `position`, taken by another process (see module comment): cancel lane
+   * `key` as `cancel` does, and tell its sender how many were dropped, through a cancelled job's
+   * own way of telling them; nobody when nothing was cancelled. Never rejects: a failed note is logged.
    */
-  async stoppedElsewhere(key: string): Promise<void> {
-    const dropped = this.stopLane(key);
+  async stoppedElsewhere(key: string, position: LanePosition | undefined): Promise<void> {
+    const dropped = this.stopLane(key, position);
     if (dropped.length === 0) return;
     this.options.logger.info(
       { dropped: dropped.length },
       "hand-over lane cancelled by a stop taken elsewhere",
     );
-    const tell = dropped.find((signal) => signal.tell !== undefined)?.tell;
-    try {
-      await tell?.(droppedNote(dropped.length));
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error },
-        "a sender who stopped elsewhere could not be told what was dropped",
-      );
+    await this.tellDropped(dropped.find((signal) => signal.tell !== undefined)?.tell, dropped.length);
+  }
+
+  /**
+   * The sender's stop at `position`: abort the jobs of lane `key` sent before it but those kept by
+   * a stop, and mark the lane stopped through it; those it aborted.
+   */
+  private stopLane(key: string, position: LanePosition | undefined): readonly JobSignal[] {
+    if (position !== undefined) this.mark(key, position);
+    return this.abort(key, (signal) => !signal.keptByStop && sentBefore(signal.position, position));
+  }
+
+  /** Remember that lane `key` was stopped through `position`, for STOP_MARK_MS, among STOP_MARKS_MAX lanes at most. */
+  private mark(key: string, position: LanePosition): void {
+    const through = Math.max(position, this.markOf(key)?.through ?? position);
+    // Deleted first so the refreshed mark is the newest in the map's order, the last forgotten.
+    this.marks.delete(key);
+    this.marks.set(key, { through, until: this.clock().now() + STOP_MARK_MS });
+    for (const oldest of this.marks.keys()) {
+      if (this.marks.size <= STOP_MARKS_MAX) break;
+      this.marks.delete(oldest);
     }
   }
 
-  /** The sender's stop: abort the jobs of lane `key` but those kept by a stop; those it aborted. */
-  private stopLane(key: string): readonly JobSignal[] {
-    return this.abort(key, (signal) => !signal.keptByStop);
+  /** Lane `key`'s stop mark unless it has expired (an expired one is forgotten). */
+  private markOf(key: string): StopMark | undefined {
+    const mark = this.marks.get(key);
+    if (mark && mark.until <= this.clock().now()) {
+      this.marks.delete(key);
+      return undefined;
+    }
+    return mark;
+  }
+
+  /** Whether a job at `position` of lane `key`, not kept by a stop, was sent before a stop already taken. */
+  private late(key: string, position: LanePosition | undefined, kept: boolean): boolean {
+    const mark = position === undefined || kept ? undefined : this.markOf(key);
+    return mark !== undefined && position !== undefined && position < mark.through;
+  }
+
+  /** A job sent before a stop already taken: never run; its sender is told it was dropped. */
+  private async droppedLate(tell: TellSender | undefined): Promise<void> {
+    this.options.logger.info("hand-over dropped: its message was sent before a stop already taken");
+    await this.tellDropped(tell, 1);
+  }
+
+  /** Tell a stopped sender that `count` of their messages were dropped; a failure is logged. */
+  private async tellDropped(tell: TellSender | undefined, count: number): Promise<void> {
+    try {
+      await tell?.(droppedNote(count));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, "a sender who stopped could not be told what was dropped");
+    }
+  }
+
+  private clock(): Clock {
+    return this.options.stop?.clock ?? systemClock;
   }
 
   /** Abort the jobs of lane `key` neither aborted nor handing over yet that `which` picks. */
@@ -367,7 +464,7 @@ export class HandOverLanes {
 
   /** Whether `work` settles within `ms` on the stop options' clock ("late" otherwise). */
   private async within(work: Promise<unknown>, ms: number): Promise<"done" | "late"> {
-    const clock = this.options.stop?.clock ?? systemClock;
+    const clock = this.clock();
     let handle: unknown;
     const late = new Promise<"late">((resolve) => {
       handle = clock.setTimer(() => resolve("late"), ms);

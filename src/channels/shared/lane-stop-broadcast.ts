@@ -4,8 +4,12 @@
  * hands each to one connection, a webhook to whichever process the balancer picks), so a person's
  * stop can land in one process while the message they sent before it is still read in another,
  * which would hand it over after the stop. The process that took the stop cancels its own lane and
- * announces the lane's key on its platform's channel; every other process cancels the same key in
- * its lanes (`stoppedElsewhere`: the sender told there what it dropped, if anything). A process
+ * announces the lane's key, with the stop's position in the sender's stream (hand-over-lanes.ts
+ * LanePosition), on its platform's channel; every other process cancels, in the same key of its
+ * lanes, what was sent before that position, and drops what was sent before it that comes later
+ * (`stoppedElsewhere`: the sender told there what it dropped, if anything). An announcement
+ * without a position (a process from before positions, a stop whose channel gave none) cancels
+ * all the lane holds and marks nothing, as announcements always did. A process
  * skips its own announcements: its lane was cancelled as the stop came, and a message its sender
  * sent after the stop may be in it by the time the echo arrives. A message that is not an
  * announcement is logged and ignored. Built only with shared coordination: one process announces
@@ -17,7 +21,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { Coordination, Unsubscribe } from "../../store/coordination/coordination.js";
-import type { HandOverLanes, StopsElsewhere } from "./hand-over-lanes.js";
+import type { HandOverLanes, LanePosition, StopsElsewhere } from "./hand-over-lanes.js";
 
 /** What the broadcast needs of the coordination: pub/sub across the processes. */
 export type LaneStopCoordination = Pick<Coordination, "publish" | "subscribe">;
@@ -25,10 +29,14 @@ export type LaneStopCoordination = Pick<Coordination, "publish" | "subscribe">;
 /** The pub/sub channel of a platform's stops. */
 export const laneStopChannel = (platform: string): string => `lane-stops:${platform}`;
 
-/** One announcement: the lane a stop cancelled, and the broadcast that took the stop. */
+/**
+ * One announcement: the lane a stop cancelled, where the stop stands in its sender's stream (absent
+ * from older processes' announcements: see module comment), and the broadcast that took the stop.
+ */
 const announcementSchema = z.object({
   from: z.string().min(1).max(100),
   lane: z.string().min(1).max(1000),
+  position: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export interface LaneStopBroadcastOptions {
@@ -67,9 +75,9 @@ export class LaneStopBroadcast implements StopsElsewhere {
     await this.listening;
   }
 
-  /** Tell the other processes that lane `key`'s sender stopped (a failure is logged). */
-  announce(key: string): void {
-    const message = JSON.stringify({ from: this.from, lane: key });
+  /** Tell the other processes that lane `key`'s sender stopped at `position` (a failure is logged). */
+  announce(key: string, position: LanePosition | undefined): void {
+    const message = JSON.stringify({ from: this.from, lane: key, position });
     this.options.coordination.publish(this.channel, message).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, "a stop could not be announced to the other processes");
     });
@@ -97,7 +105,8 @@ export class LaneStopBroadcast implements StopsElsewhere {
       this.options.logger.warn({ channel: this.channel }, "ignoring an unreadable lane-stop announcement");
       return;
     }
-    if (announcement.from !== this.from) void lanes.stoppedElsewhere(announcement.lane);
+    if (announcement.from !== this.from)
+      void lanes.stoppedElsewhere(announcement.lane, announcement.position);
   }
 }
 

@@ -12,6 +12,9 @@
  * its sender's lane is busy and it may change what their earlier message meets ("new", "mode
  * …"): then it waits there (answeredAtOnce); their "stop" cancels their lane, and they are told
  * what it dropped — in every process, when several share one store (lane-stop-broadcast.ts).
+ * There a message's place in its sender's stream (LanePosition) is its ts: unique and increasing
+ * within a channel, which every message of one lane shares, so a stop in one process cancels in
+ * another only what was sent before it (positionOf).
  * `stop` gives the lanes a bounded time, then drops what is left: Slack was
  * acknowledged long before, so no other process gets it, and each dropped message's sender is
  * told in its thread to send it again (hand-over-lanes.ts STOPPED_NOTE).
@@ -33,6 +36,7 @@ import {
   LANE_MAX_WAITING,
   type LaneEntry,
   type LaneJob,
+  type LanePosition,
   type LaneSignal,
   type LaneStopOptions,
   NOT_CANCELLED,
@@ -225,15 +229,17 @@ export class SlackInbound {
    */
   private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
     const tell: TellSender = (text) => this.post(target, text);
+    const position = positionOf(event.ts);
     const command = event.files?.length
       ? undefined
       : parseTextCommand(messageText(event, this.deps.bot.userId));
-    if (!command) return { kind: "message", handOver, tell };
+    if (!command) return { kind: "message", handOver, tell, position };
     if (!command.ok) return { kind: "at-once", handOver };
     if (command.command.name !== "stop")
-      return { kind: "command", name: command.command.name, handOver, tell };
+      return { kind: "command", name: command.command.name, handOver, tell, position };
     return {
       kind: "stop",
+      position,
       answer: async (dropped) => {
         await handOver(NOT_CANCELLED);
         if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
@@ -364,4 +370,16 @@ export class SlackInbound {
       this.deps.logger.warn({ err: describeError(error) }, "slack refusal could not be delivered");
     }
   }
+}
+
+/**
+ * A message's ts ("1700000000.000100": seconds, then six digits of a per-channel sequence) as a
+ * LanePosition: the whole of it in millionths, a safe integer for any ts of the next 280 years;
+ * unknown for one not so written.
+ */
+export function positionOf(ts: string): LanePosition | undefined {
+  const parts = /^(\d{1,12})\.(\d{6})$/.exec(ts);
+  if (!parts) return undefined;
+  const position = Number(parts[1]) * 1_000_000 + Number(parts[2]);
+  return Number.isSafeInteger(position) ? position : undefined;
 }

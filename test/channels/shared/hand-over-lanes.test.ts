@@ -4,11 +4,18 @@
  * cancelled lane runs none of its waiting jobs and aborts the running one's signal (not one
  * already handing over); drain() waits at most its deadline (on an injected clock), then cancels
  * what is left and tells each dropped job's sender, for a bounded time, unless the platform
- * delivers the job's message again.
+ * delivers the job's message again. A stop with a position cancels only what was sent before it,
+ * and its lane's mark (kept for a bounded number of lanes) drops what was sent before it that
+ * comes later.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { HandOverLanes, STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
+import {
+  droppedNote,
+  HandOverLanes,
+  STOP_MARKS_MAX,
+  STOPPED_NOTE,
+} from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
 
 /** A sender nobody needs to tell anything. */
@@ -359,5 +366,30 @@ describe("HandOverLanes", () => {
     await draining;
     await lanes.idle();
     expect(seen).not.toContain("bob's new");
+  });
+
+  it("a stop keeps at most STOP_MARKS_MAX lanes' marks: the oldest is forgotten first", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+    for (let lane = 0; lane <= STOP_MARKS_MAX; lane++)
+      await lanes.route(`lane ${lane}`, { kind: "stop", position: 150, answer: quiet });
+    const told: string[] = [];
+    const sentBefore = async (key: string) => {
+      let handedOver = false;
+      const routed = await lanes.route(key, {
+        kind: "message",
+        position: 100,
+        tell: async (text) => void told.push(`${key}: ${text}`),
+        handOver: async (signal) => {
+          handedOver = signal.handingOver();
+        },
+      });
+      if (routed.kind === "queued") await routed.handedOver;
+      return handedOver;
+    };
+
+    expect(await sentBefore("lane 0")).toBe(true);
+    expect(await sentBefore("lane 1")).toBe(false);
+    expect(await sentBefore(`lane ${STOP_MARKS_MAX}`)).toBe(false);
+    expect(told).toEqual([`lane 1: ${droppedNote(1)}`, `lane ${STOP_MARKS_MAX}: ${droppedNote(1)}`]);
   });
 });

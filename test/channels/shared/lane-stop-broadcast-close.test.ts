@@ -53,7 +53,10 @@ describe("closing a lane-stop broadcast", () => {
     await closing;
 
     const delivered = nextOn(on);
-    new LaneStopBroadcast({ coordination: await coordination(), platform: "slack", logger }).announce(LANE);
+    new LaneStopBroadcast({ coordination: await coordination(), platform: "slack", logger }).announce(
+      LANE,
+      undefined,
+    );
     await delivered;
     expect(stopped).toEqual([]);
   });
@@ -68,7 +71,10 @@ describe("closing a lane-stop broadcast", () => {
     await broadcast.listen(lanes);
 
     const delivered = nextOn(on);
-    new LaneStopBroadcast({ coordination: await coordination(), platform: "slack", logger }).announce(LANE);
+    new LaneStopBroadcast({ coordination: await coordination(), platform: "slack", logger }).announce(
+      LANE,
+      undefined,
+    );
     await delivered;
     await broadcast.close();
     expect(stopped).toEqual([LANE]);

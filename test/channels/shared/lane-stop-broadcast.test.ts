@@ -4,7 +4,10 @@
  * (never handed over) and A's sender is told what was dropped, while B answers its stop with its
  * own count; commands a stop keeps are kept; an announcement reaching A after its job began
  * handing over changes nothing; an unreadable announcement is logged and ignored; a process
- * skips its own announcements.
+ * skips its own announcements. A stop names its position in the sender's stream: A cancels only
+ * what was sent before it (a message sent after the stop, already in A, is kept), and a message
+ * sent before it that reaches A only after the announcement is dropped, its sender told, until
+ * the lane's mark expires.
  *
  * Waiting for an announcement to arrive is done on what arrives after it: Redis delivers one
  * connection's publishes in order, so once a later announcement from the same coordination was
@@ -13,12 +16,18 @@
 import os from "node:os";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { droppedNote, HandOverLanes, type LaneEntry } from "../../../src/channels/shared/hand-over-lanes.js";
+import {
+  droppedNote,
+  HandOverLanes,
+  type LaneEntry,
+  STOP_MARK_MS,
+} from "../../../src/channels/shared/hand-over-lanes.js";
 import { LaneStopBroadcast, laneStopChannel } from "../../../src/channels/shared/lane-stop-broadcast.js";
 import type { Coordination } from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
+import { manualClock } from "../../support/manual-clock.js";
 import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
 
 const ALICE = "C1:1700000000.000100:U_ALICE";
@@ -80,11 +89,13 @@ describe("LaneStopBroadcast", () => {
     return opened;
   };
 
-  const processOn = async (on: Coordination): Promise<Process> => {
+  /** One process's lanes on `on`, its time read from `now` when given. */
+  const processOn = async (on: Coordination, now?: () => number): Promise<Process> => {
     const lines: string[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => lines.push(line) });
     const broadcast = new LaneStopBroadcast({ coordination: on, platform: "slack", logger });
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stopsElsewhere: broadcast });
+    const stop = now ? { stop: { clock: { ...manualClock(), now } } } : {};
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stopsElsewhere: broadcast, ...stop });
     await broadcast.listen(lanes);
     const told = new Map<string, string[]>();
     const waiting = new Map<string, () => void>();
@@ -106,12 +117,13 @@ describe("LaneStopBroadcast", () => {
    * A message of `key` routed to `side`, whose file is being read until `release` is called:
    * `routed` is how its lane took it, `outcome.handedOver` whether it was handed over.
    */
-  const beingRead = async (side: Process, key: string) => {
+  const beingRead = async (side: Process, key: string, position?: number) => {
     const reading = gate();
     const started = gate();
     const outcome: { handedOver: boolean | undefined } = { handedOver: undefined };
     const routed = await side.lanes.route(key, {
       kind: "message",
+      position,
       tell: side.tell(key),
       handOver: async (signal) => {
         started.open();
@@ -123,11 +135,40 @@ describe("LaneStopBroadcast", () => {
     return { routed, outcome, release: reading.open };
   };
 
-  /** A stop, recording the count it is answered with. */
-  const stop = (answers: number[]): LaneEntry => ({
+  /** A stop (at `position` when given), recording the count it is answered with. */
+  const stop = (answers: number[], position?: number): LaneEntry => ({
     kind: "stop",
+    position,
     answer: async (dropped) => void answers.push(dropped),
   });
+
+  /** A message of `key` at `position` routed to `side`, no file to read: whether it was handed over once settled. */
+  const sent = async (side: Process, key: string, position: number): Promise<boolean> => {
+    let handedOver = false;
+    const routed = await side.lanes.route(key, {
+      kind: "message",
+      position,
+      tell: side.tell(key),
+      handOver: async (signal) => {
+        handedOver = signal.handingOver();
+      },
+    });
+    if (routed.kind === "queued") await routed.handedOver;
+    return handedOver;
+  };
+
+  /**
+   * Alice's stop at `position` taken by B, waited for until A handled it: Bob's message is read in
+   * A and his stop announced after hers, so once A told him, her announcement was handled.
+   */
+  const alicesStopHeardIn = async (a: Process, b: Process, position: number): Promise<void> => {
+    const bobs = await beingRead(a, BOB);
+    const toldBob = a.toldIn(BOB);
+    await b.lanes.route(ALICE, stop([], position));
+    await b.lanes.route(BOB, stop([]));
+    await toldBob;
+    bobs.release();
+  };
 
   /** Alice's stop taken by `taker`, waited for until `teller` told her something: the counts `taker` answered it with. */
   const alicesStop = async (taker: Process, teller: Process): Promise<number[]> => {
@@ -233,6 +274,9 @@ describe("LaneStopBroadcast", () => {
       JSON.stringify({ from: "b", lanes: [ALICE] }),
       JSON.stringify({ from: "b", lane: { key: ALICE } }),
       JSON.stringify({ from: "b", lane: "" }),
+      JSON.stringify({ from: "b", lane: ALICE, position: -1 }),
+      JSON.stringify({ from: "b", lane: ALICE, position: "150" }),
+      JSON.stringify({ from: "b", lane: ALICE, position: 1.5 }),
     ])
       await onB.publish(channel, malformed);
     // The next readable one, from the same connection, comes after them.
@@ -245,7 +289,7 @@ describe("LaneStopBroadcast", () => {
     expect(a.told.get(ALICE)).toBeUndefined();
     expect(
       a.lines.filter((line) => line.includes("ignoring an unreadable lane-stop announcement")),
-    ).toHaveLength(5);
+    ).toHaveLength(8);
   });
 
   it("a process skips its own announcement: a message sent after the stop is not dropped by its echo", async () => {
@@ -265,5 +309,58 @@ describe("LaneStopBroadcast", () => {
     expect(answers).toEqual([0]);
     expect(after.outcome.handedOver).toBe(true);
     expect(b.told.get(ALICE)).toBeUndefined();
+  });
+
+  it("a stop taken by B cancels in A only what Alice sent before it: her message sent after it is handed over", async () => {
+    const a = await processOn(await coordination());
+    const b = await processOn(await coordination());
+    const before = await beingRead(a, ALICE, 100);
+    const after = sent(a, ALICE, 200);
+
+    const answers: number[] = [];
+    const told = a.toldIn(ALICE);
+    await b.lanes.route(ALICE, stop(answers, 150));
+    await told;
+    before.release();
+
+    expect(await after).toBe(true);
+    expect(before.outcome.handedOver).toBe(false);
+    expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
+    expect(answers).toEqual([0]);
+  });
+
+  it("a message Alice sent before her stop that reaches A after B announced it is dropped, and she is told", async () => {
+    const a = await processOn(await coordination());
+    const b = await processOn(await coordination());
+    await alicesStopHeardIn(a, b, 150);
+
+    expect(await sent(a, ALICE, 100)).toBe(false);
+    expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
+    // What she sent after the stop goes through, and a command the stop keeps too.
+    expect(await sent(a, ALICE, 200)).toBe(true);
+    const ran: string[] = [];
+    await a.lanes.route(ALICE, {
+      kind: "command",
+      name: "new",
+      position: 120,
+      tell: a.tell(ALICE),
+      handOver: async () => void ran.push("new"),
+    });
+    await a.lanes.idle();
+    expect(ran).toEqual(["new"]);
+    expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
+  });
+
+  it("the mark a stop leaves in A expires: a message sent before it comes through once STOP_MARK_MS have passed", async () => {
+    let now = 1_000_000;
+    const a = await processOn(await coordination(), () => now);
+    const b = await processOn(await coordination());
+    await alicesStopHeardIn(a, b, 150);
+
+    now += STOP_MARK_MS - 1;
+    expect(await sent(a, ALICE, 100)).toBe(false);
+    now += 1;
+    expect(await sent(a, ALICE, 101)).toBe(true);
+    expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
   });
 });
