@@ -6,6 +6,8 @@
  * started tool calls are reported as interrupted, never run again (turn-recovery.ts).
  */
 import type { Logger } from "pino";
+import { systemClock } from "../core/clock.js";
+import { PeriodicTask } from "../core/periodic-task.js";
 
 export interface FailoverOptions {
   /** Sessions with unfinished work, across processes, whose lease nobody holds now (one store step). */
@@ -16,44 +18,42 @@ export interface FailoverOptions {
   readonly logger: Logger;
 }
 
-/** The periodic scan for orphaned sessions. */
+/** The periodic scan for orphaned sessions, on a PeriodicTask from `start` to `stop`. */
 export class FailoverWatch {
-  private timer: NodeJS.Timeout | undefined;
-  private scanning: Promise<void> | undefined;
+  private task: PeriodicTask | undefined;
 
   constructor(private readonly options: FailoverOptions) {}
 
-  /** Start scanning every `intervalMs`. */
+  /** Start scanning every `intervalMs` (each wait timed from the end of the scan before). */
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
-    this.timer.unref();
-  }
-
-  /** Scan once now (one scan at a time); resolves when it is done. */
-  scan(): Promise<void> {
-    this.scanning ??= this.scanOnce().finally(() => {
-      this.scanning = undefined;
+    this.task ??= new PeriodicTask({
+      clock: systemClock,
+      intervalMs: this.options.intervalMs,
+      run: () => this.scanOnce(),
+      onError: (error) => this.options.logger.warn({ err: error }, "scanning for orphaned sessions failed"),
     });
-    return this.scanning;
   }
 
-  /** Stop scanning; resolves once a scan under way has ended. */
+  /**
+   * Scan once now, or join the scan under way; resolves when it is done. Nothing before `start`
+   * or after `stop`.
+   */
+  scan(): Promise<void> {
+    return this.task?.runNow() ?? Promise.resolve();
+  }
+
+  /** Stop scanning for good; resolves once a scan under way has ended. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.scanning;
+    this.task?.stop();
+    await this.task?.settled();
   }
 
-  /** One orphan failing to resume (an unreadable record, say) is logged; the others still are. */
+  /**
+   * Listing the orphans failing rejects (the task reports it); one orphan failing to resume (an
+   * unreadable record, say) is logged, and the others still are.
+   */
   private async scanOnce(): Promise<void> {
-    let orphans: readonly string[];
-    try {
-      orphans = await this.options.orphans();
-    } catch (error) {
-      this.options.logger.warn({ err: error }, "scanning for orphaned sessions failed");
-      return;
-    }
+    const orphans = await this.options.orphans();
     for (const sessionId of orphans) {
       this.options.logger.info({ sessionId }, "taking over a session whose lease lapsed");
       try {
