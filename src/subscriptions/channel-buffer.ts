@@ -78,6 +78,8 @@ export interface ChannelBufferOptions {
 interface ChannelState extends BatchStart {
   /** The head as stored, handed back to the store to write over it only if unchanged. */
   readonly stored: unknown;
+  /** `stored` as JSON, made once: shared, the head stored now is compared with it to reuse this state. */
+  readonly storedJson: string;
 }
 
 interface PendingAppend {
@@ -266,7 +268,13 @@ export class ChannelBuffer {
     }
     await deletePages(this.space, channelKey, placed.replaced);
     const keptIds = recentIds.slice(-RECENT_IDS);
-    this.states.set(channelKey, { head: trimmed, stored, tail, recentIds: keptIds });
+    this.states.set(channelKey, {
+      head: trimmed,
+      stored,
+      storedJson: JSON.stringify(stored),
+      tail,
+      recentIds: keptIds,
+    });
     return results;
   }
 
@@ -283,7 +291,8 @@ export class ChannelBuffer {
       this.states.set(channelKey, null);
       return null;
     }
-    if (cached && JSON.stringify(cached.stored) === JSON.stringify(raw)) return cached;
+    const storedJson = JSON.stringify(raw);
+    if (cached && cached.storedJson === storedJson) return cached;
     const head = parseHead(channelKey, raw);
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
@@ -297,6 +306,7 @@ export class ChannelBuffer {
     const state: ChannelState = {
       head,
       stored: raw,
+      storedJson,
       tail,
       recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
     };

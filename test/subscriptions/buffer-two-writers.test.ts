@@ -3,9 +3,10 @@
  * redis-server: turn by turn and all at once, every message of both is kept once, in one order,
  * and the pages a lost write left behind are deleted.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { getAll, type KeyValueSpace } from "../../src/store/store.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import { BUFFER_HEAD_KIND } from "../../src/subscriptions/channel-buffer-store-shapes.js";
 import { spaceLike } from "../support/space-like.js";
 import { BufferServer, bufferInput } from "./support-shared-buffer.js";
 
@@ -90,6 +91,20 @@ describe("one channel's buffer written by two processes", () => {
     // The page before the last was read too: its ids are known as duplicates.
     expect(await a.append(CH, m2)).toBeUndefined();
     expect(await texts(a)).toEqual(["1:m1", "2:m2", "3:m3", "4:m4"]);
+  });
+
+  it("serialises the head it keeps once, not again on each read that finds it unchanged", async () => {
+    const a = await openBuffer();
+    await a.append(CH, bufferInput("m1"));
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      for (let n = 0; n < 3; n++) expect(await texts(a)).toEqual(["1:m1"]);
+      const heads = stringify.mock.calls.filter(([value]) => value?.kind === BUFFER_HEAD_KIND);
+      // The head read from the store, once per read; never the kept one again.
+      expect(heads).toHaveLength(3);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it("keeps every message when they take turns", async () => {
