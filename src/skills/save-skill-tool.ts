@@ -15,16 +15,16 @@
  * first scan (skill-save-leftovers.ts).
  */
 import { randomBytes } from "node:crypto";
-import { rename } from "node:fs/promises";
+import { mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { openCheckedDir } from "../tools/files/anchored-fs.js";
+import { isMissing } from "../core/missing-file.js";
+import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
-import { saveInWorkspace } from "../tools/files/service-file-access.js";
 import { readTextAndStats } from "../tools/files/text-file.js";
-import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { ResolvedPath, WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { Logger } from "../logging/logger.js";
@@ -180,10 +180,62 @@ const SCRIPT_MODE = 0o777;
 const FILE_MODE = 0o666;
 
 /**
- * Write the skill's folder beside its destination, then rename it into place. Every step goes
- * through the anchored walk (service-file-access.ts): the files are written without following a
- * link, and the renames name the skills folder by the handle its check opened, so a command of
- * another session swapping a folder for a link meanwhile cannot send the writes out of the workspace.
+ * The folder `relative` (to the workspace root), confined (paths.resolve) and held open by the
+ * anchored walk; the folders missing on its way are made, each relative to the open folder above
+ * it, following no link. Each folder found missing sends the confinement one folder up, to the
+ * nearest that is there (the workspace root is).
+ */
+async function openMadeFolder(paths: WorkspacePaths, relative: string): Promise<AnchoredDir> {
+  const missing: string[] = [];
+  let existing = relative;
+  let dir: AnchoredDir;
+  for (;;) {
+    try {
+      dir = await openCheckedDir(await paths.resolve(existing));
+      break;
+    } catch (error) {
+      if (!isMissing(error) || existing === ".") throw error;
+      missing.unshift(path.basename(existing));
+      existing = path.dirname(existing);
+    }
+  }
+  for (const [index, name] of missing.entries()) {
+    const shown = path.join(existing, ...missing.slice(0, index + 1));
+    const above = dir;
+    try {
+      dir = await above.openDir(name, shown, true);
+    } finally {
+      await above.close();
+    }
+  }
+  return dir;
+}
+
+/**
+ * Write `file` (a plain relative path, checked by the schema) into the folder `dir` holds open, as
+ * writeChecked writes a workspace file: its folders made and each opened relative to the one
+ * above, following no link, and the file created through a temporary one renamed into place. The
+ * walk starts at `dir` itself (named through its handle), never at the workspace root again.
+ */
+function writeInFolder(
+  dir: AnchoredDir,
+  shownDir: string,
+  file: { readonly path: string; readonly content: string; readonly mode: number },
+): Promise<boolean> {
+  const inFolder: ResolvedPath = {
+    root: dir.path,
+    absolute: path.join(dir.path, file.path),
+    display: `${shownDir}/${file.path}`,
+  };
+  return writeChecked(inFolder, file.content, file.mode);
+}
+
+/**
+ * Write the skill's folder beside its destination, then rename it into place. The skills folder
+ * is confined and opened once (made when missing), the staging folder made and opened relative to
+ * it, and every file written relative to that open staging folder (writeInFolder), following no
+ * link; the renames name the skills folder by its handle. So a command of another session
+ * swapping a folder for a link meanwhile cannot send a write or a rename out of the workspace.
  * Once the new folder is renamed into place the save is done: the staging or old folder it then
  * fails to remove is logged and left to the cleanup at the next start, never made a failed save;
  * so is the staging folder of a save that failed, whose own error is the one reported.
@@ -202,11 +254,8 @@ async function writeSkill(
     ...plan.files.map((file) => ({ ...file, mode: file.executable ? SCRIPT_MODE : FILE_MODE })),
     { path: SKILL_FILE, content: plan.skillFile, mode: FILE_MODE },
   ];
-  const write = (file: (typeof writes)[number]) =>
-    saveInWorkspace(paths, path.join(skillsDir, staging, file.path), file.content, file.mode);
-  // The first file makes the skills folder when missing; from then on its handle is held.
-  await write(writes[0]!);
-  const parent = await openCheckedDir(await paths.resolve(skillsDir));
+  await mkdir(paths.root, { recursive: true });
+  const parent = await openMadeFolder(paths, skillsDir);
   /** Remove the save's `folder`, logging a failure (skill-save-leftovers.ts removes it at the next start). */
   const removeLeft = (folder: string) =>
     parent.removeDir(folder, path.join(skillsDir, folder)).catch((error: unknown) => {
@@ -219,7 +268,12 @@ async function writeSkill(
   let keepStaging = false;
   try {
     try {
-      for (const file of writes.slice(1)) await write(file);
+      const folder = await parent.openDir(staging, path.join(skillsDir, staging), true);
+      try {
+        for (const file of writes) await writeInFolder(folder, path.join(skillsDir, staging), file);
+      } finally {
+        await folder.close();
+      }
       if (plan.exists) {
         // Until the new folder is in place the loader reads the old one under its aside name (while
         // the staging folder of the same tag is there).

@@ -4,13 +4,16 @@
  * or its executable bit, onto a file outside the workspace (the script is created executable by
  * the anchored write, so nothing opens it again by path), and a copied file swapped once opened
  * does not mix its text and executable bit with those of the file put in its place. The files are
- * written SKILL.md last, so a staging folder with a SKILL.md holds the whole skill.
+ * written SKILL.md last, so a staging folder with a SKILL.md holds the whole skill. The save walks
+ * from the workspace root once, to the skills folder: every file is written relative to the staging
+ * folder it holds open.
  */
 import {
   chmodSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -22,6 +25,8 @@ import { afterEach, expect, it, vi } from "vitest";
 
 /** Runs once, just after a rename (or an open) of a path ending with `after.suffix`. */
 const after: { call?: "rename" | "open"; suffix?: string; run?: () => void } = {};
+/** Every path opened, in order. */
+const opened: string[] = [];
 function runAfter(call: "rename" | "open", file: unknown): void {
   if (after.call === call && after.run && after.suffix && String(file).endsWith(after.suffix)) {
     const run = after.run;
@@ -37,6 +42,7 @@ vi.mock("node:fs/promises", async (importOriginal) => {
   };
   const open: typeof real.open = async (file, flags, mode) => {
     const handle = await real.open(file, flags, mode);
+    opened.push(String(file));
     runAfter("open", file);
     return handle;
   };
@@ -50,6 +56,7 @@ const { skillsFixture, SKILL_CALL_CONTEXT } = await import("./support.js");
 let fixture: Awaited<ReturnType<typeof skillsFixture>> | undefined;
 afterEach(async () => {
   after.run = undefined;
+  opened.length = 0;
   await fixture?.cleanup();
 });
 
@@ -149,4 +156,23 @@ it("SKILL.md is written after every bundled file: a staging folder a dead proces
   expect(after.run).toBeUndefined();
   expect(saved.ok).toBe(true);
   expect(staged).toEqual(["notes.txt", "scripts"]);
+});
+
+it("a save of many files walks from the workspace root once: each file is written relative to the staging folder held open", async () => {
+  fixture = await skillsFixture();
+  mkdirSync(fixture.workspaceSkills, { recursive: true });
+  const files = ["a.md", "b.md", "scripts/c.sh", "scripts/d.sh"].map((file) => ({
+    path: file,
+    content: `${file}\n`,
+  }));
+  opened.length = 0;
+  const saved = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace })).execute(
+    { name: "tooling", description: "d", instructions: "steps", files },
+    SKILL_CALL_CONTEXT,
+  );
+  expect(saved.ok).toBe(true);
+  expect(readFileSync(path.join(fixture.workspaceSkills, "tooling", "scripts", "d.sh"), "utf8")).toBe(
+    "scripts/d.sh\n",
+  );
+  expect(opened.filter((file) => file === realpathSync(fixture!.workspace))).toHaveLength(1);
 });

@@ -267,22 +267,56 @@ describe("save_skill", () => {
     fixture = await skillsFixture();
     const outside = path.join(fixture.root, "autostart");
     mkdirSync(outside);
+    mkdirSync(fixture.workspaceSkills, { recursive: true });
     const real = createWorkspacePaths({ root: fixture.workspace });
     let checks = 0;
-    // Another session's command swaps the folder right after save_skill checked it.
+    // Another session's command swaps the folder right after the write's check (the plan's is the first) passed it.
     const swapping: WorkspacePaths = {
       ...real,
       async resolve(input) {
+        const resolved = await real.resolve(input);
         checks += 1;
         if (checks === 2) {
           rmSync(fixture.workspaceSkills, { recursive: true, force: true });
           symlinkSync(outside, fixture.workspaceSkills);
         }
-        return real.resolve(input);
+        return resolved;
       },
     };
     const saved = await createSaveSkillTool(conversationWorkspace(swapping)).execute(args, context);
-    expect(saved).toMatchObject({ ok: false, output: expect.stringMatching(/^The skill was not saved: /) });
+    expect(checks).toBeGreaterThanOrEqual(2);
+    expect(saved).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/^The skill was not saved: .*changed while it was being used/),
+    });
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("writes nothing outside the workspace when the skills folder, missing when checked, is made a link before the save makes it", async () => {
+    fixture = await skillsFixture();
+    const outside = path.join(fixture.root, "autostart");
+    mkdirSync(outside);
+    mkdirSync(path.dirname(fixture.workspaceSkills), { recursive: true });
+    const real = createWorkspacePaths({ root: fixture.workspace });
+    let planted = false;
+    // Another session's command plants the link once the save has checked the folder above it.
+    const planting: WorkspacePaths = {
+      ...real,
+      async resolve(input) {
+        const resolved = await real.resolve(input);
+        if (input === path.dirname(path.relative(fixture.workspace, fixture.workspaceSkills))) {
+          symlinkSync(outside, fixture.workspaceSkills);
+          planted = true;
+        }
+        return resolved;
+      },
+    };
+    const saved = await createSaveSkillTool(conversationWorkspace(planting)).execute(args, context);
+    expect(planted).toBe(true);
+    expect(saved).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/^The skill was not saved: .*changed while it was being used/),
+    });
     expect(readdirSync(outside)).toEqual([]);
   });
 
