@@ -100,11 +100,16 @@ export interface LaneSignal {
 
 /**
  * How a sender's stop reaches their lanes in the other processes on one store (see module
- * comment; lane-stop-broadcast.ts): none with one process.
+ * comment; lane-stop-broadcast.ts): none with one process. The lanes run it: `listen` from their
+ * own `listen`, `close` once `drain` is done, so a channel only builds it.
  */
 export interface StopsElsewhere {
   /** Tell the other processes that the sender of lane `key` stopped at `position`; never rejects. */
   announce(key: string, position: LanePosition | undefined): void;
+  /** Cancel in `lanes` what the other processes' stops name, until `close`; rejects when it cannot hear them. */
+  listen(lanes: Pick<HandOverLanes, "stoppedElsewhere">): Promise<void>;
+  /** Stop hearing the other processes' stops; never rejects. */
+  close(): Promise<void>;
 }
 
 /** A lane's job (see LaneSignal). */
@@ -423,6 +428,14 @@ export class HandOverLanes {
     return pending;
   }
 
+  /**
+   * Before the channel's first message: hear the stops other processes take (`stopsElsewhere`;
+   * nothing with one process). Rejects when they cannot be heard, which a `drain` undoes.
+   */
+  async listen(): Promise<void> {
+    await this.options.stopsElsewhere?.listen(this);
+  }
+
   /** Resolves once every lane is empty, jobs queued meanwhile included. */
   async idle(): Promise<void> {
     while (this.lanes.size > 0) await Promise.all([...this.lanes.values()].map((lane) => lane.tail));
@@ -432,9 +445,19 @@ export class HandOverLanes {
    * A channel stopping (called once it receives no more): wait for the lanes to empty, at most the
    * stop options' time, then cancel every job left (never handed over) and tell each one's sender
    * so, unless the platform delivers it again, for at most `tellWithinMs`; logs how many were
-   * dropped, how many of those the platform redelivers, and how many senders were told.
+   * dropped, how many of those the platform redelivers, and how many senders were told. Then the
+   * other processes' stops are no longer heard (also after a failed `listen`).
    */
   async drain(): Promise<void> {
+    try {
+      await this.dropLeft();
+    } finally {
+      await this.options.stopsElsewhere?.close();
+    }
+  }
+
+  /** `drain`'s part on the lanes: wait for them, then drop what is left and tell its senders. */
+  private async dropLeft(): Promise<void> {
     const stop = this.options.stop;
     const outcome = await this.within(this.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
     if (outcome === "done") return;

@@ -46,7 +46,10 @@ export interface LaneStopBroadcastOptions {
   readonly logger: Logger;
 }
 
-/** Announces this process's stops and cancels the lanes other processes' stops name (see module comment). */
+/**
+ * Announces this process's stops and cancels the lanes other processes' stops name (see module
+ * comment); run by the lanes it is given to (HandOverLanes listen and drain).
+ */
 export class LaneStopBroadcast implements StopsElsewhere {
   /** Names this broadcast in its announcements, so it can skip its own. */
   private readonly from = randomUUID();

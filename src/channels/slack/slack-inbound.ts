@@ -40,9 +40,9 @@ import {
   type LaneSignal,
   type LaneStopOptions,
   NOT_CANCELLED,
+  type StopsElsewhere,
   type TellSender,
 } from "../shared/hand-over-lanes.js";
-import type { LaneStopBroadcast } from "../shared/lane-stop-broadcast.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
@@ -84,7 +84,7 @@ export interface InboundDeps {
   /** How long `stop` waits for messages whose files are still being read. */
   readonly laneStop?: LaneStopOptions | undefined;
   /** Several processes on one store: a sender's stop cancels their lane in every one of them. */
-  readonly stopsElsewhere?: LaneStopBroadcast | undefined;
+  readonly stopsElsewhere?: StopsElsewhere | undefined;
 }
 
 /** The envelope fields of an Events API delivery that matter here. */
@@ -120,7 +120,7 @@ export class SlackInbound {
 
   /** Before the first event: hear the stops other processes take (several processes on one store). */
   async listen(): Promise<void> {
-    await this.deps.stopsElsewhere?.listen(this.lanes);
+    await this.lanes.listen();
   }
 
   /**
@@ -129,7 +129,6 @@ export class SlackInbound {
    */
   async stop(): Promise<void> {
     await this.lanes.drain();
-    await this.deps.stopsElsewhere?.close();
   }
 
   /** Handle one message or app_mention event; never throws. */

@@ -170,7 +170,6 @@ export class TelegramChannel implements ChannelAdapter {
   private readonly access: TelegramAccess;
   private readonly migrations: ChatMigrations;
   private readonly lanes: HandOverLanes;
-  private readonly stopsElsewhere: LaneStopBroadcast | undefined;
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -180,14 +179,13 @@ export class TelegramChannel implements ChannelAdapter {
     const logger = options.logger.child({ channel: "telegram" });
     this.logger = logger;
     const clock = options.clock ?? systemClock;
-    this.stopsElsewhere =
-      options.laneStops &&
-      new LaneStopBroadcast({ coordination: options.laneStops, platform: this.platform, logger });
     this.lanes = new HandOverLanes({
       maxWaiting: LANE_MAX_WAITING,
       logger,
       stop: { ...options.laneStop, clock },
-      stopsElsewhere: this.stopsElsewhere,
+      stopsElsewhere:
+        options.laneStops &&
+        new LaneStopBroadcast({ coordination: options.laneStops, platform: this.platform, logger }),
     });
     this.bot = new Bot(options.botToken, {
       client: { apiRoot, fetch: telegramFetch },
@@ -335,7 +333,7 @@ export class TelegramChannel implements ChannelAdapter {
         this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
       });
       // Before the first update: the stops other processes take reach the lanes here.
-      await this.stopsElsewhere?.listen(this.lanes);
+      await this.lanes.listen();
       await this.receiver.start();
     } catch (error) {
       // Undoing (which clears `started`) never replaces the start's own error, which tells the supervisor what to do.
@@ -359,7 +357,6 @@ export class TelegramChannel implements ChannelAdapter {
     this.started = false;
     await this.receiver.stop();
     await this.lanes.drain();
-    await this.stopsElsewhere?.close();
   }
 
   /** Receiving works: the webhook listens, or the last getUpdates answered. */

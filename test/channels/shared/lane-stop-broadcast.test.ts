@@ -7,7 +7,8 @@
  * skips its own announcements. A stop names its position in the sender's stream: A cancels only
  * what was sent before it (a message sent after the stop, already in A, is kept), and a message
  * sent before it that reaches A only after the announcement is dropped, its sender told, until
- * the lane's mark expires.
+ * the lane's mark expires. The lanes run the broadcast they are given: `listen` hears the other
+ * processes' stops, and once drained they are no longer heard.
  *
  * Waiting for an announcement to arrive is done on what arrives after it: Redis delivers one
  * connection's publishes in order, so once a later announcement from the same coordination was
@@ -96,7 +97,7 @@ describe("LaneStopBroadcast", () => {
     const broadcast = new LaneStopBroadcast({ coordination: on, platform: "slack", logger });
     const stop = now ? { stop: { clock: { ...manualClock(), now } } } : {};
     const lanes = new HandOverLanes({ maxWaiting: 5, logger, stopsElsewhere: broadcast, ...stop });
-    await broadcast.listen(lanes);
+    await lanes.listen();
     const told = new Map<string, string[]>();
     const waiting = new Map<string, () => void>();
     const toldIn = (key: string) => {
@@ -362,5 +363,28 @@ describe("LaneStopBroadcast", () => {
     now += 1;
     expect(await sent(a, ALICE, 101)).toBe(true);
     expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
+  });
+
+  it("lanes drained no longer hear the other processes' stops: a message read after it is handed over", async () => {
+    const onA = await coordination();
+    const a = await processOn(onA);
+    const b = await processOn(await coordination());
+    await a.lanes.drain();
+    const file = await beingRead(a, ALICE);
+    // Heard on A's own connection: once this listener has the announcement, A's would have had it.
+    let heard!: () => void;
+    const delivered = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    const unsubscribe = await onA.subscribe(laneStopChannel("slack"), () => heard());
+
+    await b.lanes.route(ALICE, stop([]));
+    await delivered;
+    await unsubscribe();
+    file.release();
+    if (file.routed.kind === "queued") await file.routed.handedOver;
+
+    expect(file.outcome.handedOver).toBe(true);
+    expect(a.told.get(ALICE)).toBeUndefined();
   });
 });
