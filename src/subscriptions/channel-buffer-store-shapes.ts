@@ -68,7 +68,7 @@ const PAGE_LIFETIME_MARGIN_MS = 86_400_000;
  * age cap (its newest `at`, or `now` when that is later, plus `maxAgeMs`), and a margin more. So a
  * page no head lists — its process crashed between page and head writes, or its head cannot be
  * read — is gone by then. A page a head lists may be gone while a reader would still show it (its
- * age cap was raised since): it then reads as forgotten entries (ChannelBuffer's readPage).
+ * age cap was raised since): it then reads as forgotten entries (ChannelBuffer's pageEntries).
  * Heads have no TTL: a head is kept until a drop deletes it, and lists pages that may expire.
  */
 export function pageLifetimeMs(maxAt: string, now: number, maxAgeMs: number): number {

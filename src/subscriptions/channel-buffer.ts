@@ -18,9 +18,10 @@
  * every page is written with a TTL that lasts until all its entries are past the writer's age cap
  * (pageLifetimeMs). Heads do not expire. A page the head lists that is not stored expired, and reads
  * as entries forgotten, unless another process replaced it: shared, that is told by reading the
- * head again (unchanged: nobody replaced the page), not by the reader's age cap, which need not be
- * the one the page was written under (a raised cap would otherwise fail every attempt, or hide
- * entries uncounted); pages listed by heads older than page TTLs are judged the same way.
+ * head again once an attempt has read its pages (still listing them: nobody replaced them), not
+ * by the reader's age cap, which need not be the one the page was written under (a raised cap
+ * would otherwise fail every attempt, or hide entries uncounted); pages listed by heads older
+ * than page TTLs are judged the same way.
  * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
  * forgotten-entry counts) in channel-buffer-read.ts, how a batch of appends becomes the next head
  * and pages (seqs, caps, pages to write and replace) in channel-buffer-append-batch.ts, and the
@@ -80,6 +81,12 @@ interface ChannelState extends BatchStart {
   readonly stored: unknown;
   /** `stored` as JSON, made once: shared, the head stored now is compared with it to reuse this state. */
   readonly storedJson: string;
+}
+
+/** A channel's state as one call got it, with its page before the last when the call read that with the head. */
+interface StateRead {
+  readonly state: ChannelState;
+  readonly previous?: { readonly page: PageInfo; readonly entries: readonly BufferEntry[] | undefined };
 }
 
 interface PendingAppend {
@@ -144,11 +151,24 @@ export class ChannelBuffer {
     );
   }
 
-  private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
-    const state = await this.state(channelKey);
-    if (!state) return undefined;
+  /**
+   * One attempt at a read: each page it needs is read from the store once (none that the state
+   * holds or read with the head), and, shared, the head once more only when listed pages were
+   * gone, to tell whether they expired (null: another process replaced one, start again).
+   */
+  private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined | null> {
+    const gone: PageInfo[] = [];
+    const got = await this.load(channelKey, gone);
+    if (!got) return undefined;
+    const { state, previous } = got;
     const cutoff = this.clock.now() - this.options.maxAgeMs;
-    return readEntries(state.head, options, cutoff, (page) => this.loadPage(channelKey, state, page));
+    const read = await readEntries(state.head, options, cutoff, async (page) => {
+      if (page === state.head.pages.at(-1)) return state.tail;
+      if (page === previous?.page) return previous.entries;
+      const raw = await this.space.get(bufferPageKey(channelKey, page.index, page.rev));
+      return this.pageEntries(channelKey, state.head, page, raw, gone);
+    });
+    return (await this.expired(channelKey, gone)) ? read : null;
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
@@ -279,20 +299,34 @@ export class ChannelBuffer {
   }
 
   /**
-   * The channel's head and last page: this process's copy when it is the only writer, else as
-   * stored now (the copy reused while the stored head is the one it was built from). The last page
-   * and the one before it (for the recent ids) are read in one round trip.
+   * The channel's head and last page, its listed pages that were gone told apart (expired, or
+   * replaced by another process: PageGone) by one read of the head.
    */
   private async state(channelKey: string): Promise<ChannelState | null> {
+    const gone: PageInfo[] = [];
+    const got = await this.load(channelKey, gone);
+    if (!(await this.expired(channelKey, gone))) throw new PageGone(`${channelKey}, a listed page`);
+    return got?.state ?? null;
+  }
+
+  /**
+   * The channel's head and last page: this process's copy when it is the only writer, else as
+   * stored now (the copy reused while the stored head is the one it was built from). The last page
+   * and the one before it (for the recent ids, and handed on for a read to use) are read in one
+   * round trip. Shared, listed pages found gone are added to `gone`, read as expired, for the
+   * caller to check with `expired` (the state is cached meanwhile: a failed check's new attempt
+   * forgets it).
+   */
+  private async load(channelKey: string, gone: PageInfo[]): Promise<StateRead | null> {
     const cached = this.states.get(channelKey);
-    if (cached !== undefined && !this.options.shared) return cached;
+    if (cached !== undefined && !this.options.shared) return cached && { state: cached };
     const raw = await this.space.get(bufferHeadKey(channelKey));
     if (raw === undefined) {
       this.states.set(channelKey, null);
       return null;
     }
     const storedJson = JSON.stringify(raw);
-    if (cached && cached.storedJson === storedJson) return cached;
+    if (cached && cached.storedJson === storedJson) return { state: cached };
     const head = parseHead(channelKey, raw);
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
@@ -301,8 +335,8 @@ export class ChannelBuffer {
       this.space,
       listed.map(({ index, rev }) => bufferPageKey(channelKey, index, rev)),
     );
-    const tail = last ? await this.pageEntries(channelKey, head, last, rawLast) : [];
-    const before = previous ? await this.pageEntries(channelKey, head, previous, rawPrevious) : [];
+    const tail = last ? this.pageEntries(channelKey, head, last, rawLast, gone) : [];
+    const before = previous ? this.pageEntries(channelKey, head, previous, rawPrevious, gone) : [];
     const state: ChannelState = {
       head,
       stored: raw,
@@ -311,47 +345,24 @@ export class ChannelBuffer {
       recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
     };
     this.states.set(channelKey, state);
-    return state;
-  }
-
-  private async loadPage(
-    channelKey: string,
-    state: ChannelState,
-    page: PageInfo,
-  ): Promise<readonly BufferEntry[] | undefined> {
-    if (state.head.pages.at(-1) === page) return state.tail;
-    return this.readPage(channelKey, state.head, page);
+    return { state, ...(previous ? { previous: { page: previous, entries: before } } : {}) };
   }
 
   /**
    * A page's entries up to the head's last seq (a crash between page and head writes may leave
-   * more), or undefined when the page expired. A listed page that is gone expired when no other
-   * process can have replaced it: always when this process is the only writer, else when the
-   * stored head still lists that page's key (a write that replaces a page commits a head listing
-   * a new page key before deleting the old one, a drop deletes the head first, and a key is never
-   * listed again once dropped — so writes that touched other pages meanwhile do not matter); when
-   * the page is no longer listed, the attempt starts again from the head stored now.
+   * more), from its stored value `raw`; undefined when it is not stored: the page expired, or,
+   * shared, another process replaced it — the page is then added to `gone` for `expired` to tell.
    */
-  private async readPage(
-    channelKey: string,
-    head: BufferHead,
-    page: PageInfo,
-  ): Promise<BufferEntry[] | undefined> {
-    const raw = await this.space.get(bufferPageKey(channelKey, page.index, page.rev));
-    return this.pageEntries(channelKey, head, page, raw);
-  }
-
-  /** `readPage` of a page whose stored value (`raw`, undefined when not stored) was read already. */
-  private async pageEntries(
+  private pageEntries(
     channelKey: string,
     head: BufferHead,
     page: PageInfo,
     raw: unknown,
-  ): Promise<BufferEntry[] | undefined> {
+    gone: PageInfo[],
+  ): BufferEntry[] | undefined {
     const { index } = page;
     if (raw === undefined) {
-      if (this.options.shared && !(await this.stillListed(channelKey, page)))
-        throw new PageGone(`${channelKey}, page ${index}`);
+      if (this.options.shared) gone.push(page);
       return undefined;
     }
     const { entries } = fromVersioned(raw, {
@@ -362,11 +373,20 @@ export class ChannelBuffer {
     return entries.filter((e) => e.seq <= head.lastSeq);
   }
 
-  /** Whether the head stored now still lists `page` (the same index and write). */
-  private async stillListed(channelKey: string, page: PageInfo): Promise<boolean> {
+  /**
+   * Whether the listed pages found `gone` all expired (true when there are none): read after them,
+   * the head stored now still lists each one's key. A write that replaces a page commits a head
+   * listing a new page key before deleting the old one, a drop deletes the head first, and a key
+   * is never listed again once dropped — so writes that touched other pages meanwhile do not
+   * matter; when one is no longer listed another process replaced it, and the attempt starts again
+   * from the head stored now. One read of the head however many pages were gone.
+   */
+  private async expired(channelKey: string, gone: readonly PageInfo[]): Promise<boolean> {
+    if (gone.length === 0) return true;
     const raw = await this.space.get(bufferHeadKey(channelKey));
     if (raw === undefined) return false;
-    return parseHead(channelKey, raw).pages.some((p) => p.index === page.index && p.rev === page.rev);
+    const listed = parseHead(channelKey, raw).pages;
+    return gone.every((page) => listed.some((p) => p.index === page.index && p.rev === page.rev));
   }
 }
 

@@ -137,6 +137,26 @@ describe("a shared channel buffer's page lifetime", () => {
       ]);
     });
 
+  it("tells every listed page that expired from a replaced one by one more read of the head", async () => {
+    const writer = new ChannelBuffer(await openSpace(), options());
+    for (let n = 1; n <= 12; n++) await writer.append(CH, bufferInput(`m${n}`, START));
+    const cursor = { epoch: (await writer.epochOf(CH))!, seq: 0, at: new Date(START).toISOString() };
+    clock.time = START + MAX_AGE + DAY + 1;
+    await expirePages();
+    const space = await openSpace();
+    let headReads = 0;
+    const counted = spaceLike(space, {
+      get: <T>(key: string) => {
+        if (key === bufferHeadKey(CH)) headReads += 1;
+        return space.get<T>(key);
+      },
+    });
+    // Four pages listed, all gone: the head read for the read, and once more after the pages.
+    const read = await new ChannelBuffer(counted, options()).read(CH, { after: cursor, limit: 10 });
+    expect(read).toMatchObject({ entries: [], dropped: 12, droppedThrough: { seq: 12 } });
+    expect(headReads).toBe(2);
+  });
+
   it("counts a thread reader's forgotten entries across the channel, the same before and after their page expired", async () => {
     const buffer = new ChannelBuffer(await openSpace(), options());
     await buffer.append(CH, bufferInput("root", START));

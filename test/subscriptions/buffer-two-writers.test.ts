@@ -93,6 +93,30 @@ describe("one channel's buffer written by two processes", () => {
     expect(await texts(a)).toEqual(["1:m1", "2:m2", "3:m3", "4:m4"]);
   });
 
+  it("reads each page of a head another process wrote once: the last two in one round trip, the others after", async () => {
+    const space = await server.openSpace();
+    const trips: string[][] = [];
+    const counted = spaceLike(space, {
+      get: <T>(key: string) => {
+        trips.push([key]);
+        return space.get<T>(key);
+      },
+      getMany: <T>(keys: readonly string[]) => {
+        trips.push([...keys]);
+        return getAll<T>(space, keys);
+      },
+    });
+    const b = await openBuffer();
+    // Pages of 3: pages 0 and 1 full, m7 alone on page 2.
+    for (let n = 1; n <= 7; n++) await b.append(CH, bufferInput(`m${n}`));
+    const a = new ChannelBuffer(counted, OPTIONS);
+    expect(await texts(a)).toEqual(["1:m1", "2:m2", "3:m3", "4:m4", "5:m5", "6:m6", "7:m7"]);
+    const kinds = trips.map((keys) => keys.map((k) => k.slice(0, k.indexOf(":"))).join("+"));
+    expect(kinds).toEqual(["head", "page+page", "page"]);
+    const pagesRead = trips.flat().filter((k) => k.startsWith("page:"));
+    expect(new Set(pagesRead).size).toBe(pagesRead.length);
+  });
+
   it("serialises the head it keeps once, not again on each read that finds it unchanged", async () => {
     const a = await openBuffer();
     await a.append(CH, bufferInput("m1"));
