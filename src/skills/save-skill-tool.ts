@@ -23,7 +23,7 @@ import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/a
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
-import { readTextAndStats } from "../tools/files/text-file.js";
+import { OversizedFileError, readTextAndStats } from "../tools/files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
@@ -108,8 +108,25 @@ interface BundledFile {
  * keeps its owner's x bit: `.coworker/` is read-only for commands, so none could set it.
  */
 async function copiedFile(paths: WorkspacePaths, from: string): Promise<Omit<BundledFile, "path">> {
-  const { text, stats } = await readTextAndStats(await paths.resolve(from), SAVED_FILE_MAX_BYTES);
-  return { content: text, executable: (stats.mode & 0o100) !== 0 };
+  try {
+    const { text, stats } = await readTextAndStats(await paths.resolve(from), SAVED_FILE_MAX_BYTES);
+    return { content: text, executable: (stats.mode & 0o100) !== 0 };
+  } catch (error) {
+    if (error instanceof OversizedFileError) throw new Error(oversizedAdvice(error));
+    throw error;
+  }
+}
+
+/**
+ * What save_skill says of a copied file over SAVED_FILE_MAX_BYTES: the file tools' advice (read
+ * it in parts) is no way to bundle it, so it says what may be bundled instead.
+ */
+function oversizedAdvice({ shown, size, limit }: OversizedFileError): string {
+  return (
+    `${shown} is ${Math.ceil(size / 1024)} KB, over the ${limit / 1024} KB a file bundled with a skill may have. ` +
+    "Bundle only the part the skill needs (give it as `content`, or copy a smaller file), " +
+    "or leave the file in the workspace and have the instructions name its path."
+  );
 }
 
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {

@@ -21,7 +21,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
-import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
+import { createSaveSkillTool, SAVED_FILE_MAX_BYTES } from "../../src/skills/save-skill-tool.js";
 import { SKILL_FILE_MAX_BYTES } from "../../src/skills/skill-loader.js";
 import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
@@ -328,6 +328,21 @@ describe("save_skill", () => {
     expect(result.ok).toBe(false);
     expect(result.output).toMatch(/^The skill was not saved: its SKILL\.md would be 257 KB, over the 256 KB/);
     expect(existsSync(path.join(fixture.workspaceSkills, "big"))).toBe(false);
+  });
+
+  it("refuses a copied file over the bundled-file limit with save_skill's own advice, writing nothing", async () => {
+    fixture = await skillsFixture();
+    writeFileSync(path.join(fixture.workspace, "big.log"), "x".repeat(SAVED_FILE_MAX_BYTES + 1));
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
+    const result = await tool.execute({ ...args, files: [{ path: "big.log", from: "big.log" }] }, context);
+    expect(result.ok).toBe(false);
+    expect(result.output).toBe(
+      "The skill was not saved: big.log is 257 KB, over the 256 KB a file bundled with a skill may have. " +
+        "Bundle only the part the skill needs (give it as `content`, or copy a smaller file), " +
+        "or leave the file in the workspace and have the instructions name its path.",
+    );
+    expect(result.output).not.toContain("search_files");
+    expect(existsSync(path.join(fixture.workspaceSkills, "weekly-report"))).toBe(false);
   });
 
   it("validates names and file paths", () => {

@@ -29,7 +29,26 @@ export function decodeText(bytes: Uint8Array): DecodedText {
 
 /** Thrown when a file cannot be treated as text. */
 export class NotTextError extends Error {
-  override readonly name = "NotTextError";
+  override readonly name: string = "NotTextError";
+}
+
+/**
+ * Thrown when a file is over the size read whole: its message is the file tools' advice (read it
+ * in parts), and a caller with other advice (save_skill) words its own from the size and limit.
+ */
+export class OversizedFileError extends NotTextError {
+  override readonly name = "OversizedFileError";
+
+  constructor(
+    /** The file's path, for display. */
+    readonly shown: string,
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(
+      `${shown} is ${size} bytes, over the ${limit}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
+    );
+  }
 }
 
 /**
@@ -53,11 +72,7 @@ export async function readTextAndStats(
   let bytes: Buffer;
   try {
     if (stats.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    if (stats.size > maxBytes) {
-      throw new NotTextError(
-        `${shownPath} is ${stats.size} bytes, over the ${maxBytes}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
-      );
-    }
+    if (stats.size > maxBytes) throw new OversizedFileError(shownPath, stats.size, maxBytes);
     bytes = await readUpTo(handle, stats.size);
   } finally {
     await handle.close();
