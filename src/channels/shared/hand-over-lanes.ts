@@ -55,8 +55,9 @@ import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
 /**
  * Where a message stands in its sender's stream on the platform: a later message has a larger one.
  * Compared only within one lane (one sender, one conversation), so each channel picks what its
- * platform orders there (Telegram: the chat's message_id; Slack: the channel's event ts, as
- * microseconds). A non-negative safe integer, so it travels in an announcement as it is.
+ * platform orders there: Slack the channel's message ts, as microseconds (slack-inbound.ts
+ * positionOf); Telegram's handlers give none yet (the chat's message_id would serve), so its stops
+ * act as before positions. A non-negative safe integer, so it travels in an announcement as it is.
  */
 export type LanePosition = number;
 
@@ -341,11 +342,11 @@ export class HandOverLanes {
   }
 
   /**
-   * The sender's stop at `position` (unknown when unset): cancel the jobs of lane `key` sent before
-   * it but those kept by a stop (see module comment); how many it cancelled.
+   * The sender's stop, its position unknown: cancel the jobs of lane `key` but those kept by a stop
+   * (see module comment); how many it cancelled.
    */
-  cancel(key: string, position?: LanePosition): number {
-    return this.stopLane(key, position).length;
+  cancel(key: string): number {
+    return this.stopLane(key, undefined).length;
   }
 
   /**
