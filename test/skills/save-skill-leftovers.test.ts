@@ -5,8 +5,11 @@
  * removed; every other staging or aside folder is removed — a staging folder is never completed
  * into place, nor an aside folder the loader does not serve put back, so a skill deleted since never
  * comes back; a folder younger than the grace period (a save under way in another process) is left
- * alone, and neither a leftover that is a link nor a link inside one is followed. And a save whose
- * new skill is in place is done though it cannot remove the old folder.
+ * alone, and neither a leftover that is a link nor a link inside one is followed; an aside folder
+ * that cannot be put back stays with its staging folder, and a leftover that cannot be removed is
+ * logged and left, the others cleared all the same. And a save whose new skill is in place is done
+ * though it cannot remove the old folder; a failed save that cannot remove its staging folder
+ * reports its own error and logs the folder it left.
  */
 import {
   existsSync,
@@ -59,32 +62,38 @@ function folders(): string[] {
   return readdirSync(fixture!.workspaceSkills).sort();
 }
 
-/** The skill "tooling" in place, in its first version. */
-function toolingInPlace(): string {
-  return writeSkill(fixture!.workspaceSkills, "tooling", skillMd("tooling", "old version"), {
+/** The skill `name` ("tooling" unless told) in place, in its first version. */
+function toolingInPlace(name = "tooling"): string {
+  return writeSkill(fixture!.workspaceSkills, name, skillMd(name, "old version"), {
     "old.txt": "old\n",
   });
 }
 
 /**
- * A replace of "tooling" that died between its renames: new one staged, old one (last written an
- * hour before) moved aside.
+ * A replace of `name` ("tooling" unless told) that died between its renames: new one staged, old
+ * one (last written an hour before) moved aside.
  */
-function replaceDiedBetweenRenames(tag: string): void {
+function replaceDiedBetweenRenames(tag: string, name = "tooling"): void {
   const hourAgo = new Date(Date.now() - 60 * 60_000);
-  utimesSync(toolingInPlace(), hourAgo, hourAgo);
-  writeSkill(
-    fixture!.workspaceSkills,
-    stagingSkillFolder("tooling", tag),
-    skillMd("tooling", "new version"),
-    {
-      "scripts/run.sh": "echo new\n",
-    },
-  );
+  utimesSync(toolingInPlace(name), hourAgo, hourAgo);
+  writeSkill(fixture!.workspaceSkills, stagingSkillFolder(name, tag), skillMd(name, "new version"), {
+    "scripts/run.sh": "echo new\n",
+  });
   renameSync(
-    path.join(fixture!.workspaceSkills, "tooling"),
-    path.join(fixture!.workspaceSkills, asideSkillFolder("tooling", tag)),
+    path.join(fixture!.workspaceSkills, name),
+    path.join(fixture!.workspaceSkills, asideSkillFolder(name, tag)),
   );
+}
+
+/** Clear the fixture's leftovers as the first scan would, once every folder made is past the grace period. */
+function clearLate(warn: (...args: unknown[]) => void): Promise<void> {
+  const late = Date.now() + LEFTOVER_GRACE_MS + 60_000;
+  return clearSaveLeftovers(fixture!.sources, { offLimits: [], logger: { warn }, now: () => late });
+}
+
+/** A folder `nested` folders deep below `dir`: AnchoredDir.removeDir refuses one over 100 deep. */
+function nestDeep(dir: string, nested = 102): void {
+  mkdirSync(path.join(dir, ...Array.from({ length: nested }, () => "d")), { recursive: true });
 }
 
 /** What `warn` was told of leftovers: one message per folder. */
@@ -257,8 +266,7 @@ it("a replace whose old folder cannot be removed once the new skill is in place 
   fixture = await skillsFixture();
   const skillsDir = fixture.workspaceSkills;
   const old = writeSkill(skillsDir, "tooling", skillMd("tooling", "old version"));
-  // AnchoredDir.removeDir refuses a folder nested over 100 deep.
-  mkdirSync(path.join(old, ...Array.from({ length: 102 }, () => "d")), { recursive: true });
+  nestDeep(old);
   const warn = vi.fn();
   const onSaved = vi.fn();
   const result = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace }), {
@@ -272,6 +280,80 @@ it("a replace whose old folder cannot be removed once the new skill is in place 
   expect(folders().some((name) => name.startsWith(".tooling.saving-"))).toBe(false);
   expect(warn).toHaveBeenCalledWith(
     expect.objectContaining({ skill: "tooling" }),
+    "skills: save_skill could not remove its folder; the cleanup at the next start will",
+  );
+});
+
+it("a served aside folder that cannot be put back stays, and so does its staging folder; the others are still cleared", async () => {
+  fixture = await skillsFixture();
+  const skillsDir = fixture.workspaceSkills;
+  replaceDiedBetweenRenames("0000001a", "alpha");
+  replaceDiedBetweenRenames("0000001b", "beta");
+  // Once the first is put back (whichever is first), a file takes the other's name: renaming its
+  // aside folder there fails (ENOTDIR), as when anything holds the name.
+  let blocked = "";
+  const warn = vi.fn((fields: { skill?: string }, message: string) => {
+    if (blocked !== "" || !message.startsWith("skills: put back")) return;
+    blocked = fields.skill === "alpha" ? "beta" : "alpha";
+    writeFileSync(path.join(skillsDir, blocked), "in the way\n");
+  });
+  await clearLate(warn);
+  const restored = blocked === "alpha" ? "beta" : "alpha";
+  const tag = blocked === "alpha" ? "0000001a" : "0000001b";
+  expect(folders()).toEqual(
+    [blocked, restored, asideSkillFolder(blocked, tag), stagingSkillFolder(blocked, tag)].sort(),
+  );
+  expect(readFileSync(path.join(skillsDir, restored, "SKILL.md"), "utf8")).toMatch(/old version/);
+  expect(readFileSync(path.join(skillsDir, asideSkillFolder(blocked, tag), "SKILL.md"), "utf8")).toMatch(
+    /old version/,
+  );
+  expect(warn.mock.calls.map((call) => [call[0].skill, call[1]])).toEqual([
+    [restored, "skills: put back the skill an interrupted save_skill had moved aside"],
+    [blocked, "skills: could not put back the skill an interrupted save_skill had moved aside"],
+    [restored, "skills: removed a folder left by an interrupted save_skill"],
+  ]);
+  expect(warn.mock.calls[1]![0]).toMatchObject({ err: expect.objectContaining({ code: "ENOTDIR" }) });
+});
+
+it("a leftover that cannot be removed is logged and left; the others are still removed", async () => {
+  fixture = await skillsFixture();
+  const skillsDir = fixture.workspaceSkills;
+  const deep = writeSkill(skillsDir, stagingSkillFolder("notes", "0000001c"), skillMd("notes", "deep"));
+  nestDeep(deep);
+  writeSkill(skillsDir, stagingSkillFolder("draft", "0000001d"), skillMd("draft", "dead"));
+  const warn = vi.fn();
+  await clearLate(warn);
+  expect(folders()).toEqual([stagingSkillFolder("notes", "0000001c")]);
+  expect(warn.mock.calls.map((call) => [call[0].skill, call[1]]).sort()).toEqual([
+    ["draft", "skills: removed a folder left by an interrupted save_skill"],
+    ["notes", "skills: could not remove a folder left by an interrupted save_skill"],
+  ]);
+});
+
+it("a save that fails and cannot remove its staging folder reports its own error; the folder is logged and left", async () => {
+  fixture = await skillsFixture();
+  const warn = vi.fn();
+  const onSaved = vi.fn();
+  const files = [
+    // A staging folder nested over 100 deep is one AnchoredDir.removeDir refuses to remove.
+    { path: `${Array.from({ length: 102 }, () => "d").join("/")}/deep.txt`, content: "deep\n" },
+    { path: "notes", content: "a file\n" },
+    // Its folder "notes" is the file just written: the save fails here.
+    { path: "notes/more.txt", content: "more\n" },
+  ];
+  const result = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace }), {
+    onSaved,
+    logger: { warn } as never,
+  }).execute({ name: "tooling", description: "d", instructions: "steps", files }, SKILL_CALL_CONTEXT);
+  expect(result).toMatchObject({
+    ok: false,
+    output: expect.stringMatching(/^The skill was not saved: ENOTDIR/),
+  });
+  expect(onSaved).not.toHaveBeenCalled();
+  expect(folders()).toHaveLength(1);
+  expect(folders()[0]).toMatch(/^\.tooling\.saving-[0-9a-f]{8}$/);
+  expect(warn).toHaveBeenCalledExactlyOnceWith(
+    expect.objectContaining({ skill: "tooling", folder: `.coworker/skills/${folders()[0]}` }),
     "skills: save_skill could not remove its folder; the cleanup at the next start will",
   );
 });
