@@ -86,9 +86,9 @@ function replaceDiedBetweenRenames(tag: string, name = "tooling"): void {
 }
 
 /** Clear the fixture's leftovers as the first scan would, once every folder made is past the grace period. */
-function clearLate(warn: (...args: unknown[]) => void): Promise<void> {
+function clearLate(warn: (fields: { skill?: string }, message: string) => void): Promise<void> {
   const late = Date.now() + LEFTOVER_GRACE_MS + 60_000;
-  return clearSaveLeftovers(fixture!.sources, { offLimits: [], logger: { warn }, now: () => late });
+  return clearSaveLeftovers(fixture!.sources, { offLimits: [], logger: { warn } as never, now: () => late });
 }
 
 /** A folder `nested` folders deep below `dir`: AnchoredDir.removeDir refuses one over 100 deep. */
