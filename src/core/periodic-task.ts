@@ -1,10 +1,9 @@
 /**
  * PeriodicTask: an async job run every `intervalMs` on an injected clock until stopped, each run
  * timed from the end of the one before, so runs never overlap and a slow run is not piled up
- * behind. A run may also be asked for at once (`runNow`), which joins a run under way rather than
- * starting a second. The subscription registry's reconciliation with a shared catalog, the
- * take-over sweep of pending wake-ups, the schedules' catalog refresh and the sessions' failover
- * scan all run this way, so the run-then-arm-again loop lives here once.
+ * behind. The subscription registry's reconciliation with a shared catalog, the take-over sweep
+ * of pending wake-ups, the schedules' catalog refresh and the sessions' failover scan all run this
+ * way, so the run-then-arm-again loop lives here once.
  */
 import type { Clock, TimerHandle } from "./clock.js";
 
@@ -37,18 +36,6 @@ export class PeriodicTask {
     return this.running;
   }
 
-  /**
-   * Run now instead of at the timer, or join the run under way; resolves once that run has ended,
-   * never rejects. The next run is timed from its end. Once stopped, nothing runs.
-   */
-  runNow(): Promise<void> {
-    // No timer armed: a run is under way (arm follows its end) or the task is stopped.
-    if (this.timer === undefined) return this.running;
-    this.options.clock.clearTimer(this.timer);
-    this.startRun();
-    return this.running;
-  }
-
   /** No more runs; one under way goes on (await `settled` for it). */
   stop(): void {
     this.ended = true;
@@ -58,13 +45,10 @@ export class PeriodicTask {
 
   private arm(): void {
     if (this.ended) return;
-    this.timer = this.options.clock.setTimer(() => this.startRun(), this.options.intervalMs);
-  }
-
-  /** Start a run (the timer, if any, is spent or cleared). */
-  private startRun(): void {
-    this.timer = undefined;
-    this.running = this.runOnce();
+    this.timer = this.options.clock.setTimer(() => {
+      this.timer = undefined;
+      this.running = this.runOnce();
+    }, this.options.intervalMs);
   }
 
   private async runOnce(): Promise<void> {

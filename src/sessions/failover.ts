@@ -6,7 +6,7 @@
  * started tool calls are reported as interrupted, never run again (turn-recovery.ts).
  */
 import type { Logger } from "pino";
-import { systemClock } from "../core/clock.js";
+import type { Clock } from "../core/clock.js";
 import { PeriodicTask } from "../core/periodic-task.js";
 
 export interface FailoverOptions {
@@ -15,6 +15,8 @@ export interface FailoverOptions {
   /** Resume the session here (its pump takes the lease, or finds it taken). */
   readonly resume: (sessionId: string) => Promise<void>;
   readonly intervalMs: number;
+  /** The timers the scans wait on. */
+  readonly clock: Clock;
   readonly logger: Logger;
 }
 
@@ -27,19 +29,11 @@ export class FailoverWatch {
   /** Start scanning every `intervalMs` (each wait timed from the end of the scan before). */
   start(): void {
     this.task ??= new PeriodicTask({
-      clock: systemClock,
+      clock: this.options.clock,
       intervalMs: this.options.intervalMs,
       run: () => this.scanOnce(),
       onError: (error) => this.options.logger.warn({ err: error }, "scanning for orphaned sessions failed"),
     });
-  }
-
-  /**
-   * Scan once now, or join the scan under way; resolves when it is done. Nothing before `start`
-   * or after `stop`.
-   */
-  scan(): Promise<void> {
-    return this.task?.runNow() ?? Promise.resolve();
   }
 
   /** Stop scanning for good; resolves once a scan under way has ended. */

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { systemClock } from "../core/clock.js";
 import {
   type Coordination,
   type FencedWrite,
@@ -111,6 +112,7 @@ export class MultiProcessSessions {
         if (live) this.requireHost().schedule(live);
       },
       intervalMs: options.failoverIntervalMs ?? timing.renewMs,
+      clock: systemClock,
       logger,
     });
   }

@@ -1,7 +1,6 @@
 /**
  * PeriodicTask runs its job every interval, timing each run from the end of the one before (so
- * runs never overlap), goes on after a run that failed, and arms nothing once stopped; a run asked
- * for at once starts now, or joins the run under way.
+ * runs never overlap), goes on after a run that failed, and arms nothing once stopped.
  */
 import { describe, expect, it } from "vitest";
 import type { Clock, TimerHandle } from "../../src/core/clock.js";
@@ -114,78 +113,6 @@ describe("PeriodicTask", () => {
       onError: () => undefined,
     });
     idle.stop();
-    expect(clock.waits()).toEqual([]);
-  });
-
-  it("runs now when asked, in place of the timer, and times the next run from its end", async () => {
-    const clock = new HeldTimers();
-    const run = heldRun();
-    let started = 0;
-    const task = new PeriodicTask({
-      clock,
-      intervalMs: 1_000,
-      run: () => {
-        started += 1;
-        return run.done;
-      },
-      onError: () => undefined,
-    });
-    const now = task.runNow();
-    expect(started).toBe(1);
-    expect(clock.waits()).toEqual([]); // the timer that was armed is cleared
-
-    run.finish();
-    await now;
-    expect(clock.waits()).toEqual([1_000]);
-    task.stop();
-  });
-
-  it("joins the run under way rather than starting a second, timer- or asked-started alike", async () => {
-    const clock = new HeldTimers();
-    const runs = [heldRun(), heldRun()];
-    let started = 0;
-    const task = new PeriodicTask({
-      clock,
-      intervalMs: 1_000,
-      run: () => (runs[started++] ?? heldRun()).done,
-      onError: () => undefined,
-    });
-    clock.fire();
-    const joined = task.runNow();
-    expect(started).toBe(1);
-    let ended = false;
-    void joined.then(() => {
-      ended = true;
-    });
-    await Promise.resolve();
-    expect(ended).toBe(false);
-    runs[0]?.finish();
-    await joined;
-    expect(ended).toBe(true);
-
-    const asked = task.runNow();
-    const again = task.runNow();
-    expect(started).toBe(2);
-    runs[1]?.finish(new Error("store down"));
-    await Promise.all([asked, again]); // a failed run is reported, never rejected
-    expect(clock.waits()).toEqual([1_000]);
-    task.stop();
-  });
-
-  it("runs nothing when asked once stopped", async () => {
-    const clock = new HeldTimers();
-    let started = 0;
-    const task = new PeriodicTask({
-      clock,
-      intervalMs: 1_000,
-      run: async () => {
-        started += 1;
-      },
-      onError: () => undefined,
-    });
-    task.stop();
-    await task.runNow();
-    expect(started).toBe(0);
     expect(clock.waits()).toEqual([]);
   });
 });

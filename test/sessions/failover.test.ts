@@ -1,10 +1,44 @@
 /**
- * FailoverWatch resumes the orphaned sessions a scan finds, one failing not keeping the others
- * orphaned; a scan asked for while one is under way joins it, and once stopped nothing scans.
+ * FailoverWatch scans at its interval (on a manual clock) and resumes the orphaned sessions a scan
+ * finds, one failing not keeping the others orphaned; a listing that failed is logged and the next
+ * interval scans again; stop waits for the scan under way, and after it nothing scans.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { FailoverWatch } from "../../src/sessions/failover.js";
+import { type ManualClock, manualClock } from "../support/manual-clock.js";
+
+const INTERVAL_MS = 60_000;
+
+/** A manual clock that also tells when a timer is next set: a scan has ended and the next is armed. */
+function armingClock(): ManualClock & { readonly armed: () => Promise<void> } {
+  const clock = manualClock();
+  const waiting: (() => void)[] = [];
+  return {
+    ...clock,
+    setTimer(callback, ms) {
+      const handle = clock.setTimer(callback, ms);
+      for (const wake of waiting.splice(0)) wake();
+      return handle;
+    },
+    armed: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
+}
+
+/** Fire the interval; resolves once the scan it started has ended and the next wait is armed. */
+async function scanAtInterval(clock: ReturnType<typeof armingClock>): Promise<void> {
+  expect(clock.pending(INTERVAL_MS)).toBe(1);
+  const armed = clock.armed();
+  clock.fire(INTERVAL_MS);
+  await armed;
+}
+
+/** The messages a logger wrote (warn and above). */
+function loggedLines() {
+  const lines: { readonly msg: string; readonly sessionId?: string }[] = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
 
 /** A listing of orphans the test answers by hand. */
 function heldOrphans() {
@@ -19,100 +53,98 @@ function heldOrphans() {
   return { list, calls: () => calls, answer: (ids: readonly string[]) => answer(ids) };
 }
 
-const silent = pino({ level: "silent" });
+/** Let every callback that can run now run (nothing here waits on real time). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("FailoverWatch", () => {
-  it("a session that fails to resume (an unreadable record) does not keep the others orphaned", async () => {
+  it("resumes the orphans a scan finds at the interval, one failing to resume logged and the others resumed", async () => {
+    const clock = armingClock();
+    const { logger, lines } = loggedLines();
     const resumed: string[] = [];
     const watch = new FailoverWatch({
       orphans: async () => ["bad", "good"],
       resume: async (sessionId) => {
-        if (sessionId === "bad") throw new Error("session bad: unreadable stored data");
+        if (sessionId === "bad") throw new Error("unreadable record");
         resumed.push(sessionId);
       },
-      intervalMs: 60_000,
-      logger: silent,
+      intervalMs: INTERVAL_MS,
+      clock,
+      logger,
     });
     watch.start();
-    await watch.scan();
-    await watch.stop();
+    expect(resumed).toEqual([]); // nothing before the interval
+
+    await scanAtInterval(clock);
     expect(resumed).toEqual(["good"]);
-  });
+    expect(lines.map((line) => [line.msg, line.sessionId])).toEqual([
+      ["resuming an orphaned session failed", "bad"],
+    ]);
 
-  it("a scan asked for while one is under way joins it, and both end once it has", async () => {
-    const orphans = heldOrphans();
-    const resumed: string[] = [];
-    const watch = new FailoverWatch({
-      orphans: orphans.list,
-      resume: async (sessionId) => {
-        resumed.push(sessionId);
-      },
-      intervalMs: 60_000,
-      logger: silent,
-    });
-    watch.start();
-    const first = watch.scan();
-    const second = watch.scan();
-    expect(orphans.calls()).toBe(1);
-    orphans.answer(["a"]);
-    await Promise.all([first, second]);
-    expect(resumed).toEqual(["a"]);
-
-    const third = watch.scan(); // the one before has ended: a new scan
-    expect(orphans.calls()).toBe(2);
-    orphans.answer(["b"]);
-    await third;
-    expect(resumed).toEqual(["a", "b"]);
+    await scanAtInterval(clock);
+    expect(resumed).toEqual(["good", "good"]);
     await watch.stop();
   });
 
-  it("stop waits for the scan under way, and after it nothing scans", async () => {
-    const orphans = heldOrphans();
+  it("logs a listing of orphans that failed, and the next interval scans again", async () => {
+    const clock = armingClock();
+    const { logger, lines } = loggedLines();
     const resumed: string[] = [];
-    const watch = new FailoverWatch({
-      orphans: orphans.list,
-      resume: async (sessionId) => {
-        resumed.push(sessionId);
-      },
-      intervalMs: 60_000,
-      logger: silent,
-    });
-    watch.start();
-    void watch.scan();
-    let stopped = false;
-    const stopping = watch.stop().then(() => {
-      stopped = true;
-    });
-    await Promise.resolve();
-    expect(stopped).toBe(false);
-    orphans.answer(["a"]);
-    await stopping;
-    expect(resumed).toEqual(["a"]);
-
-    watch.start();
-    const late = watch.scan();
-    expect(orphans.calls()).toBe(1);
-    await late;
-  });
-
-  it("logs a listing of orphans that failed, and scans again after it", async () => {
-    const lines: string[] = [];
     let calls = 0;
     const watch = new FailoverWatch({
       orphans: async () => {
         calls += 1;
         if (calls === 1) throw new Error("store down");
-        return [];
+        return ["a"];
       },
-      resume: async () => undefined,
-      intervalMs: 60_000,
-      logger: pino({ level: "warn" }, { write: (line: string) => lines.push(line) }),
+      resume: async (sessionId) => {
+        resumed.push(sessionId);
+      },
+      intervalMs: INTERVAL_MS,
+      clock,
+      logger,
     });
     watch.start();
-    await watch.scan();
-    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(["scanning for orphaned sessions failed"]);
-    await watch.scan();
+    await scanAtInterval(clock);
+    expect(lines.map((line) => line.msg)).toEqual(["scanning for orphaned sessions failed"]);
+    expect(resumed).toEqual([]);
+
+    await scanAtInterval(clock);
     expect(calls).toBe(2);
+    expect(resumed).toEqual(["a"]);
     await watch.stop();
+  });
+
+  it("stop waits for the scan under way, and after it nothing scans", async () => {
+    const clock = armingClock();
+    const orphans = heldOrphans();
+    const resumed: string[] = [];
+    const watch = new FailoverWatch({
+      orphans: orphans.list,
+      resume: async (sessionId) => {
+        resumed.push(sessionId);
+      },
+      intervalMs: INTERVAL_MS,
+      clock,
+      logger: pino({ level: "silent" }),
+    });
+    watch.start();
+    clock.fire(INTERVAL_MS);
+    expect(orphans.calls()).toBe(1);
+
+    let stopped = false;
+    const stopping = watch.stop().then(() => {
+      stopped = true;
+    });
+    await settle();
+    expect(stopped).toBe(false);
+    orphans.answer(["a"]);
+    await stopping;
+    expect(resumed).toEqual(["a"]);
+    expect(clock.pending()).toBe(0); // no next scan armed
+
+    watch.start(); // stopped for good: starting again arms nothing
+    clock.fire();
+    expect(clock.pending()).toBe(0);
+    expect(orphans.calls()).toBe(1);
   });
 });
