@@ -34,7 +34,7 @@ import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
-import { droppedNote, LANE_FULL, type LaneEntry } from "../shared/hand-over-lanes.js";
+import { droppedNote, LANE_FULL, type LaneEntry, type LanePosition } from "../shared/hand-over-lanes.js";
 import {
   commandOf,
   isAddressedToBot,
@@ -197,6 +197,17 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
 }
 
 /**
+ * Where a message stands in its sender's lane (hand-over-lanes.ts LanePosition): its message_id,
+ * which Telegram numbers upwards within a chat, forum topics sharing the chat's one sequence; a
+ * lane is one sender in one chat (and topic: laneOf), so later messages there have larger ids.
+ * Only new messages are routed (edits and channel posts never reach a lane), and an album's first
+ * item stands for it: its items' ids follow each other, all before a stop sent after it.
+ */
+function positionOf(delivered: Delivered): LanePosition {
+  return delivered.message.message_id;
+}
+
+/**
  * The message as its sender's lane routes it: a command the service answers (its stop with what
  * the stop dropped), or a message handed over with its files.
  */
@@ -208,12 +219,14 @@ function entryOf(
   deps: HandlerDeps,
 ): LaneEntry {
   const redelivered = () => deps.redelivers(delivered.updateId);
+  const position = positionOf(delivered);
   if (!command || !SERVICE_COMMANDS.has(command.name))
     return {
       kind: "message",
       handOver: (signal) => handOver([delivered], target, deps, tell, signal),
       tell,
       redelivered,
+      position,
     };
   const answer = () =>
     deps.service.command(target, userOf(delivered.message.from!), command.name, command.args);
@@ -224,6 +237,7 @@ function entryOf(
         const reply = await answer();
         return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
       },
+      position,
     };
   return {
     kind: "command",
@@ -231,6 +245,7 @@ function entryOf(
     handOver: async () => tell(await answer()),
     tell,
     redelivered,
+    position,
   };
 }
 
@@ -326,6 +341,7 @@ function handOverAlbum(
     {
       tell: async (text) => (await closed())?.admitted.tell(text),
       redelivered: () => items.every((item) => deps.redelivers(item.updateId)),
+      position: positionOf(delivered),
     },
   );
   if (queued) return queued;

@@ -5,14 +5,21 @@
  * note is still being transcribed in A when her /stop goes to B: B answers the stop (with nothing
  * dropped there), A never hands the voice note over (before, it did, after the stop, starting a
  * turn) and tells her in her chat that one message was dropped; her next message to A is handed
- * over as usual.
+ * over as usual. A message she sent before her /stop (its message_id before the stop's) that
+ * reaches A only after B announced the stop (a lagging delivery) is dropped there too, she is told
+ * so, and what she sends after the stop goes through.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import { join } from "node:path";
 import pino from "pino";
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
 import type { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
 import { droppedNote } from "../../../src/channels/shared/hand-over-lanes.js";
+import { laneStopChannel } from "../../../src/channels/shared/lane-stop-broadcast.js";
 import { TelegramChannel } from "../../../src/channels/telegram/telegram-channel.js";
+import type { Coordination } from "../../../src/store/coordination/coordination.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
@@ -32,8 +39,13 @@ describe("telegram: a /stop taken by another process", () => {
   const { cleanup } = processes;
 
   /** One process's Telegram channel on `tg`, its webhook on a port of its own, sharing the redis-server. */
-  const processOn = async (tg: FakeTelegram, root: string, attachments?: AttachmentIntake) => {
-    const coordination = await processes.coordination();
+  const processOn = async (
+    tg: FakeTelegram,
+    root: string,
+    attachments?: AttachmentIntake,
+    laneStops?: Coordination,
+  ) => {
+    const coordination = laneStops ?? (await processes.coordination());
     const store = processes.store();
     const service = new ScriptedService();
     const channel = withOutputs(
@@ -82,6 +94,40 @@ describe("telegram: a /stop taken by another process", () => {
     expect(a.service.received.map((message) => message.text)).toEqual(["start over"]);
     expect(b.service.received).toEqual([]);
     // B answered the stop with what it dropped itself (nothing); A told her what it dropped.
+    expect(texts().sort()).toEqual([droppedNote(1), "ran stop"].sort());
+  });
+
+  it("drops in A a message she sent before her /stop that reaches A after B announced it, and tells her so", async () => {
+    const tg = await startFakeTelegram();
+    cleanup.push(() => tg.close());
+    const root = await mkdtemp(join(os.tmpdir(), "tg-lane-stops-late-"));
+    cleanup.push(() => rm(root, { recursive: true, force: true }));
+    const onA = await processes.coordination();
+    const a = await processOn(tg, root, undefined, onA);
+    const b = await processOn(tg, root);
+    // Her message is sent (its message_id taken) before her /stop, but reaches A only after the announcement.
+    const late = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "sent before the stop" }).update;
+    // Heard on A's own connection: once this listener has the announcement, A's lanes had it.
+    let heard!: () => void;
+    const announced = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    const unsubscribe = await onA.subscribe(laneStopChannel("telegram"), () => heard());
+    cleanup.push(unsubscribe);
+
+    const stop = await b.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
+    await announced;
+    const dropped = await a.post(late);
+    const texts = () => tg.state.botMessages(ALICE.id).map((message) => message.text);
+    await tg.waitFor(() => texts().includes(droppedNote(1)));
+    const after = await a.post(
+      tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "after the stop" }).update,
+    );
+    await a.service.waitFor(() => a.service.received.length === 1);
+
+    expect([stop, dropped, after]).toEqual(["status 200", "status 200", "status 200"]);
+    expect(a.service.received.map((message) => message.text)).toEqual(["after the stop"]);
+    expect(b.service.commands.map((command) => command.name)).toEqual(["stop"]);
     expect(texts().sort()).toEqual([droppedNote(1), "ran stop"].sort());
   });
 });
