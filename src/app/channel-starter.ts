@@ -6,10 +6,13 @@
  * its timezone lookup with scheduled tasks and its access rules with the wake-ups once it has
  * (wake-ups held until then: wake-access.ts) — wires its hooks to subscriptions
  * and schedules, and hands the ChannelSupervisor a RunningChannel on the adapter's lifecycle.
+ * With several processes on one store, every adapter announces its people's stops to the others
+ * (AdapterBase.laneStops).
  */
 import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
 import type { UploadGate } from "../attachments/upload-gate.js";
 import type { ChannelAdapter, ChannelHooks } from "../channels/channel-adapter.js";
+import type { LaneStopCoordination } from "../channels/shared/lane-stop-broadcast.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationService } from "../sessions/contracts.js";
@@ -32,6 +35,11 @@ export interface AdapterBase extends Required<ChannelHooks> {
   readonly attachments: AttachmentIntake;
   /** Asked before each file people send is downloaded: bytes per person per day, free disk space. */
   readonly uploads: UploadGate;
+  /**
+   * Several processes on one store: where a person's stop is announced, so it also drops what they
+   * sent before it that another process is still reading (lane-stop-broadcast.ts). None without.
+   */
+  readonly laneStops?: LaneStopCoordination;
 }
 
 /** A platform's part: whether the config names it, and how the config becomes its adapter. */
@@ -85,6 +93,7 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
       context.budget,
     ),
     uploads: context.uploads,
+    ...(context.coordination.distributed ? { laneStops: context.coordination } : {}),
     observe: subscriptions.channelHooks.observe,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);

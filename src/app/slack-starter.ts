@@ -3,7 +3,8 @@
  * (Socket Mode) or a signing secret (HTTP Events API) are set; builds the Bolt channel with the
  * config's access lists, mention rule, file limit and HTTP endpoint — and, with several processes on
  * one store, shares each person's latest thread per channel (what /coworker acts on) in the store's
- * sessions space, and announces each person's stop to the other processes (lane-stop-broadcast.ts). How it is started and registered is the same for every platform (channel-starter.ts).
+ * sessions space. How it is started and registered is the same for every platform (channel-starter.ts),
+ * with each person's stop announced to the other processes (AdapterBase.laneStops).
  */
 import type { SlackChannel, SlackChannelOptions } from "../channels/slack/slack-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
@@ -39,11 +40,8 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Slack
     fileMaxBytes: section.file_max_bytes,
     allowExternal: section.allow_external,
     allowGuests: section.allow_guests,
-    // Several processes on one store: a person's latest threads are shared, and their stop reaches
-    // their messages read in any of the processes.
-    ...(context.coordination.distributed
-      ? { sharedLatestThreads: context.store.space("sessions"), laneStops: context.coordination }
-      : {}),
+    // Several processes on one store: a person's latest threads are shared.
+    ...(context.coordination.distributed ? { sharedLatestThreads: context.store.space("sessions") } : {}),
   });
 }
 

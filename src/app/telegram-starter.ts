@@ -42,11 +42,8 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Teleg
     fileMaxBytes: section.file_max_bytes,
     accessStore: context.store.space("grants"),
     budget: context.budget,
-    // Several processes on one store: one of them polls (the holder of the poller lease), and a
-    // person's stop reaches their messages read in any of them (webhook mode: any takes an update).
-    ...(context.coordination.distributed
-      ? { pollerLeases: context.coordination, laneStops: context.coordination }
-      : {}),
+    // Several processes on one store: one of them polls (the holder of the poller lease).
+    ...(context.coordination.distributed ? { pollerLeases: context.coordination } : {}),
   });
 }
 

@@ -60,7 +60,10 @@ class FakeAdapter implements ChannelAdapter {
 /** The app's upload gate, handed on as is. */
 const UPLOADS = { admit: async () => ({ ok: false as const, reason: "test" }) };
 
-function setup(adapter: FakeAdapter) {
+/** A coordination as the starter sees it: only whether several processes share it. */
+const coordinationOf = (distributed: boolean) => ({ distributed });
+
+function setup(adapter: FakeAdapter, coordination = coordinationOf(false)) {
   const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test-0123456789abcdef" }, cwd: "/tmp" });
   if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
   const service = new FakeService();
@@ -78,6 +81,7 @@ function setup(adapter: FakeAdapter) {
     },
     budget: { take: async () => ({ ok: false, freesAt: undefined }) },
     uploads: UPLOADS,
+    coordination,
   } as unknown as ChannelContext;
   const messengers = new MessengerRegistry();
   const subscriptions = new AppSubscriptions();
@@ -99,11 +103,13 @@ function setup(adapter: FakeAdapter) {
     originalRegister(directory);
   };
   let removed: ((channel: RemovedChannel) => void) | undefined;
+  let laneStops: unknown;
   const factory: AdapterFactory = {
     platform: "fake",
     hasCredentials: () => true,
     create: async (_context, base) => {
       removed = base.onBotRemoved;
+      laneStops = base.laneStops;
       expect(base.workspaceRoot).toBe(loaded.config.workspace.root);
       expect(base.service).toBe(service);
       // The intake counts transcriptions in the app's one budget (AppContext.budget): no new one per connection.
@@ -123,6 +129,7 @@ function setup(adapter: FakeAdapter) {
     timezones,
     gone,
     removed: (channel: RemovedChannel) => removed?.(channel),
+    laneStops: () => laneStops,
   };
 }
 
@@ -154,5 +161,16 @@ describe("channelStarter", () => {
     expect(adapter.steps).toEqual(["start", "stop"]);
     expect(s.registered).toEqual([]);
     expect(s.messengers.messengerFor("fake")).toBe(adapter.messenger);
+  });
+
+  it("gives every adapter the coordination to announce stops on only when several processes share it", async () => {
+    const shared = coordinationOf(true);
+    const onShared = setup(new FakeAdapter(), shared);
+    await onShared.starter.start(onShared.context);
+    const alone = setup(new FakeAdapter());
+    await alone.starter.start(alone.context);
+
+    expect(onShared.laneStops()).toBe(shared);
+    expect(alone.laneStops()).toBeUndefined();
   });
 });
