@@ -29,35 +29,32 @@ export function withTrailingSlash(url: string): string {
   return url.endsWith("/") ? url : `${url}/`;
 }
 
-function commonOptions(options: ClientOptions) {
-  return {
+/**
+ * A client whose every call ends at `deadlineMs` (the fetch's deadline, slackFetchWithin, not the
+ * SDK's own timeout) and is tried `retries` more times by the SDK itself.
+ */
+function webClient(options: ClientOptions, deadlineMs: number, retries: number): WebClient {
+  return new webApi.WebClient(options.token, {
     slackApiUrl: withTrailingSlash(options.slackApiUrl),
     rejectRateLimitedCalls: true,
     logger: sdkLogger(options.logger, "slack-web"),
-    // Each call's deadline is the fetch's (slackFetchWithin), not the client's own timeout.
     timeout: 0,
-  };
-}
-
-/** The client for ordinary calls: 30 s each, two quick retries. */
-export function createApiClient(options: ClientOptions): SlackClients["api"] {
-  return new webApi.WebClient(options.token, {
-    ...commonOptions(options),
-    fetch: slackFetchWithin(30_000),
-    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+    fetch: slackFetchWithin(deadlineMs),
+    retryConfig: retries === 0 ? { retries: 0 } : { retries, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
   });
 }
 
-/** Build the two clients. */
+/**
+ * A client whose calls are tried once (30 s each), for a caller that retries on its own terms
+ * (the Socket Mode client's reconnect loop): the SDK's retries inside it would multiply its tries.
+ */
+export function createOneTryClient(options: ClientOptions): WebClient {
+  return webClient(options, 30_000, 0);
+}
+
+/** Build the two clients: `api` 30 s a call with two quick retries, `edits` 10 s and one try. */
 export function createClients(options: ClientOptions): SlackClients {
-  return {
-    api: createApiClient(options),
-    edits: new webApi.WebClient(options.token, {
-      ...commonOptions(options),
-      fetch: slackFetchWithin(10_000),
-      retryConfig: { retries: 0 },
-    }),
-  };
+  return { api: webClient(options, 30_000, 2), edits: webClient(options, 10_000, 0) };
 }
 
 /** Slack's error code of a failed call ("ratelimited" for 429s), or undefined for other failures. */

@@ -15,15 +15,13 @@
  * followed the SDK's. Frames go to `onFrame`; the first `start` resolves at hello and rejects with
  * apps.connections.open's own error, which slack-failure.ts classifies.
  */
-import { webApi } from "@slack/bolt";
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { backoffMs } from "../../core/backoff.js";
-import { describeError, retryAfterMs, type WebClient, withTrailingSlash } from "./slack-api.js";
+import { createOneTryClient, describeError, retryAfterMs, type WebClient } from "./slack-api.js";
 import type { SocketClientLike, SocketState } from "./slack-connection.js";
 import { socketModeFailure } from "./slack-failure.js";
-import { sdkLogger } from "./slack-logger.js";
 import { SocketThread, type SocketThreadTiming, type ThreadMessage } from "./slack-socket-thread.js";
 
 export interface SocketClientOptions extends SocketThreadTiming {
@@ -51,8 +49,6 @@ const RECONNECT_MAX_MS = 60_000;
  * right after hello is made again ever more slowly, not once a second for ever.
  */
 const STABLE_MS = 60_000;
-/** How long one apps.connections.open may take. */
-const OPEN_TIMEOUT_MS = 30_000;
 
 /** What apps.connections.open must answer: a WebSocket URL. */
 const connectionUrlSchema = z
@@ -79,13 +75,10 @@ export class SocketClient extends EventEmitter implements SocketClientLike {
     private readonly handlers: SocketClientHandlers,
   ) {
     super();
-    // One try per call, a rate limit rejected with its Retry-After: the reconnect loop retries.
-    this.web = new webApi.WebClient(options.appToken, {
-      slackApiUrl: withTrailingSlash(options.slackApiUrl),
-      logger: sdkLogger(options.logger, "slack-web"),
-      timeout: OPEN_TIMEOUT_MS,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
+    this.web = createOneTryClient({
+      token: options.appToken,
+      slackApiUrl: options.slackApiUrl,
+      logger: options.logger,
     });
   }
 
