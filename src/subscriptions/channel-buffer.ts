@@ -179,23 +179,18 @@ export class ChannelBuffer {
   }
 
   /**
-   * Forget a channel's buffer (also the way out of a corrupt one): the head goes first, so a crash
-   * midway leaves an empty buffer. Shared, the head is deleted only while it is the head read
-   * (compare-and-delete), then the pages of exactly that head: a write another process committed
-   * before is dropped too on the next attempt, not left behind unlisted, and one committed after
-   * starts a new buffer that is kept.
+   * Forget a channel's buffer, its messages' text included (also the way out of a corrupt one,
+   * whose pages are unknown and expire): the head stored goes first, so a crash midway leaves an
+   * empty buffer, then the pages it lists. It is deleted only while it is the head read
+   * (compare-and-delete): shared, a write another process committed before is dropped too on the
+   * next attempt, not left behind unlisted, and one committed after starts a new buffer that is
+   * kept; alone, nothing moves it meanwhile.
    */
   async drop(channelKey: string): Promise<void> {
     await this.mutex.run(channelKey, async () => {
+      this.states.delete(channelKey);
+      await this.retrying(channelKey, "drop", () => dropOnce(this.space, channelKey));
       this.states.set(channelKey, null);
-      if (this.options.shared) {
-        await this.retrying(channelKey, "drop", () => dropOnce(this.space, channelKey));
-        return;
-      }
-      // A corrupt head is being thrown away anyway; its pages are then unknown and get overwritten later.
-      const state = await this.state(channelKey).catch(() => null);
-      await this.space.delete(bufferHeadKey(channelKey));
-      if (state) await deletePages(this.space, channelKey, state.head.pages);
     });
   }
 

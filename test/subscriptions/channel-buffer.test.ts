@@ -240,6 +240,23 @@ describe("ChannelBuffer", () => {
     expect(await buffer.epochOf(CH)).not.toBe(before);
   });
 
+  it("drop deletes the channel's pages, not only its head, also dropped by an instance that cached nothing", async () => {
+    const space = store.space("buffers");
+    const options = { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 2, clock };
+    const pagesLeft = () => Promise.all([0, 1, 2].map((i) => space.get(bufferPageKey(CH, i))));
+    const buffer = new ChannelBuffer(space, options);
+    for (let n = 1; n <= 5; n += 1) await buffer.append(CH, entry(n));
+    expect((await pagesLeft()).every((page) => page !== undefined)).toBe(true);
+    await buffer.drop(CH);
+    expect(await buffer.read(CH, { limit: 10 })).toBeUndefined();
+    expect(await pagesLeft()).toEqual([undefined, undefined, undefined]);
+
+    for (let n = 6; n <= 8; n += 1) await buffer.append(CH, entry(n));
+    await new ChannelBuffer(space, options).drop(CH);
+    expect(await space.get(bufferHeadKey(CH))).toBeUndefined();
+    expect(await pagesLeft()).toEqual([undefined, undefined, undefined]);
+  });
+
   it("rejects an append when the store write fails and keeps the previous state", async () => {
     const space = store.space("buffers");
     let failing = false;
