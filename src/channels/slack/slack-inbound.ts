@@ -106,10 +106,11 @@ const ACCEPTED = new Set(["started", "queued", "answered", "command"]);
 
 /**
  * Events one sender may have waiting in a thread's order, the one being checked included (see
- * module comment): their hand-over lane's cap, so a burst their lane would take is never refused
+ * module comment): twice their hand-over lane's cap, as a post in a channel may come as two
+ * events (its message and app_mention twins), so a burst their lane would take is never refused
  * here first, and a flood waits no more than that per sender while Slack is slow.
  */
-export const ORDER_MAX_WAITING = LANE_MAX_WAITING;
+export const ORDER_MAX_WAITING = 2 * LANE_MAX_WAITING;
 
 /** What a sender is told, privately and once per burst, when a thread's order refuses their message. */
 export const ORDER_FULL =
