@@ -13,6 +13,7 @@ import {
   OPEN_GROUP,
   startHarness,
 } from "./harness.js";
+import { eventually } from "../../support/eventually.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -50,6 +51,29 @@ describe("Telegram channel: inbound messages", () => {
     });
     expect(harness.channel.health()).toEqual({ ready: true, state: "polling" });
     expect(harness.channel.description).toBe("telegram (polling)");
+  });
+
+  it("refuses a message whose id or chat id is no safe integer (a lane position could not hold it), and goes on", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const unsafe = 2 ** 53 + 2;
+    const date = Math.floor(Date.now() / 1000);
+    tg.injectUpdate({ message: { message_id: unsafe, date, chat: ALICE_DM, from: ALICE, text: "lost id" } });
+    tg.injectUpdate({
+      message: { message_id: 7, date, chat: { ...ALICE_DM, id: -unsafe }, from: ALICE, text: "lost chat" },
+    });
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "hello there" });
+    await tg.waitFor(() => service.received.length === 1);
+    await eventually(
+      () =>
+        harness!
+          .logs()
+          .filter((line) => line.msg === "inbound payload refused" && line.kind === "malformed_message")
+          .length === 2,
+      "both unsafe updates refused",
+    );
+    expect(service.received.map((message) => message.text)).toEqual(["hello there"]);
+    expect(harness.channel.health()).toEqual({ ready: true, state: "polling" });
   });
 
   it("refuses a user who is not allowed once, with their id and a pairing code an admin can approve", async () => {
