@@ -56,8 +56,8 @@ import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
  * Where a message stands in its sender's stream on the platform: a later message has a larger one.
  * Compared only within one lane (one sender, one conversation), so each channel picks what its
  * platform orders there: Slack the channel's message ts, as microseconds (slack-inbound.ts
- * positionOf); Telegram's handlers give none yet (the chat's message_id would serve), so its stops
- * act as before positions. A non-negative safe integer, so it travels in an announcement as it is.
+ * positionOf); Telegram the chat's message_id (telegram-handlers.ts positionOf). A non-negative
+ * safe integer, so it travels in an announcement as it is.
  */
 export type LanePosition = number;
 
