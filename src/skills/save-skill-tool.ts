@@ -6,7 +6,10 @@
  * holds it says the saved skill will be hidden by that one; the result says whether the saved
  * skill is in the catalog, hidden or switched off (or that this cannot be read now: it is saved). Bundled files are given inline or copied from
  * the workspace (never from outside it); a copied file keeps its executable bit (the card says
- * so). The folder is written beside its destination and renamed into place, so a failed save
+ * so). A bundled path has one spelling, no control character or text-direction mark (the card
+ * shows it), a bounded depth, and names no credential file (the file tools' rule). The skill's
+ * folder is `<skills folder>/<name>` itself: a link there is refused, never followed. The folder
+ * is written beside its destination and renamed into place, so a failed save
  * leaves no half-written skill; a replace that fails once the old folder is moved aside puts it
  * back (or, when that fails too, leaves the staging folder, beside which the loader serves it).
  * A folder is removed without following a link in it (AnchoredDir.removeDir); once the new skill
@@ -15,16 +18,16 @@
  * first scan (skill-save-leftovers.ts).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, rename } from "node:fs/promises";
+import { lstat, mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { isMissing } from "../core/missing-file.js";
 import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
-import { exists } from "../tools/files/path-exists.js";
+import { refuseCredentialPath } from "../tools/files/credential-paths.js";
 import { OversizedFileError, readTextAndStats } from "../tools/files/text-file.js";
-import type { ResolvedPath, WorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { FileIdentity, ResolvedPath, WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { Logger } from "../logging/logger.js";
@@ -41,22 +44,57 @@ export const SAVED_FILES_MAX = 20;
 /** Largest bundled file, in bytes. */
 export const SAVED_FILE_MAX_BYTES = 256 * 1024;
 
+/** Deepest folder nesting of a bundled file, so every saved folder can be removed (AnchoredDir.removeDir). */
+export const SAVED_PATH_FOLDERS_MAX = 10;
+/** Longest name of one folder or file of a bundled path, in bytes (the file systems' own limit). */
+const SAVED_NAME_MAX_BYTES = 255;
+/** Longest bundled path, in bytes. */
+const SAVED_PATH_MAX_BYTES = 1024;
+
+/**
+ * Characters a bundled path may not hold, because the card shows the path: control characters
+ * (a line break there would write lines of its own into the card) and the marks that reorder or
+ * redirect the text shown after them (bidirectional overrides, isolates and marks).
+ */
+function spoofsTheCard(value: string): boolean {
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
+    if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return true;
+    if (code === 0x200e || code === 0x200f || code === 0x061c) return true;
+  }
+  return false;
+}
+
+/** A path in its one spelling: relative, no `.`, `..` or empty part, no dot-file, not SKILL.md. */
+function isPlainRelative(value: string): boolean {
+  const parts = value.split("/");
+  return (
+    !path.isAbsolute(value) &&
+    !value.includes("\\") &&
+    path.posix.normalize(value) === value &&
+    !parts.some((part) => part === "" || part.startsWith(".")) &&
+    value !== SKILL_FILE
+  );
+}
+
 const relativeFile = z
   .string()
   .min(1)
+  .refine((value) => !spoofsTheCard(value), {
+    message: "no control characters or text-direction marks in a file's path",
+  })
+  .refine(isPlainRelative, {
+    message: `a plain relative path inside the skill's folder (no ./, .., // or dot-files, not ${SKILL_FILE})`,
+  })
   .refine(
-    (value) => {
-      const normal = path.posix.normalize(value);
-      return (
-        !path.isAbsolute(value) &&
-        !value.includes("\\") &&
-        !value.includes("\0") &&
-        normal === value.replace(/^\.\//, "") &&
-        !normal.split("/").some((part) => part === ".." || part === "" || part.startsWith(".")) &&
-        normal !== SKILL_FILE
-      );
+    (value) =>
+      Buffer.byteLength(value) <= SAVED_PATH_MAX_BYTES &&
+      value.split("/").length <= SAVED_PATH_FOLDERS_MAX + 1 &&
+      value.split("/").every((part) => Buffer.byteLength(part) <= SAVED_NAME_MAX_BYTES),
+    {
+      message: `at most ${SAVED_PATH_FOLDERS_MAX} folders deep, ${SAVED_NAME_MAX_BYTES} bytes a name and ${SAVED_PATH_MAX_BYTES} bytes in all`,
     },
-    { message: `a plain relative path inside the skill's folder (no .., no dot-files, not ${SKILL_FILE})` },
   );
 
 const bundledFile = z
@@ -64,7 +102,13 @@ const bundledFile = z
     path: relativeFile.describe(
       "Where the file goes, relative to the skill's folder (e.g. scripts/check.sh)",
     ),
-    content: z.string().max(SAVED_FILE_MAX_BYTES).optional().describe("The file's text"),
+    content: z
+      .string()
+      .refine((value) => Buffer.byteLength(value) <= SAVED_FILE_MAX_BYTES, {
+        message: `at most ${SAVED_FILE_MAX_BYTES / 1024} KB (in UTF-8) a bundled file`,
+      })
+      .optional()
+      .describe("The file's text"),
     from: z.string().min(1).optional().describe("Or: a workspace path to copy the file from"),
   })
   .refine((file) => (file.content === undefined) !== (file.from === undefined), {
@@ -86,9 +130,14 @@ const saveSkillSchema = z.object({
 type SaveSkillArgs = z.infer<typeof saveSkillSchema>;
 
 interface SavePlan {
+  /** The skill's folder: `<skills folder>/<name>`, as named (never a link's target). */
   readonly dir: string;
   readonly shownDir: string;
-  readonly exists: boolean;
+  /** The skills folder, relative to the workspace root. */
+  readonly skillsDir: string;
+  readonly name: string;
+  /** The skill's folder found there, when it is. */
+  readonly existing: FileIdentity | undefined;
   readonly skillFile: string;
   /** The SKILL.md as it loads. */
   readonly document: SkillDocument;
@@ -129,6 +178,30 @@ function oversizedAdvice({ shown, size, limit }: OversizedFileError): string {
   );
 }
 
+/**
+ * The skill's folder, at `entry` (its name in the skills folder), looked at as a name there (never
+ * followed): its identity, undefined when it is missing. A link, or anything but a folder, is
+ * refused: a save works in `<skills folder>/<name>` itself, and moving aside and removing a link's
+ * target would wipe whatever folder it points to. The plan looks by path; the write looks again
+ * through the skills folder it holds open and saves only over the folder planned.
+ */
+async function skillFolderAt(entry: string, shown: string): Promise<FileIdentity | undefined> {
+  const stats = await lstat(entry).catch((error: unknown) => {
+    if (isMissing(error)) return undefined;
+    throw error;
+  });
+  if (stats === undefined) return undefined;
+  if (stats.isSymbolicLink())
+    throw new Error(
+      `${shown} is a symbolic link, not a skill's folder; save_skill never writes through one (remove the link, or save under another name)`,
+    );
+  if (!stats.isDirectory())
+    throw new Error(
+      `${shown} is not a folder; save_skill will not replace it (remove it, or save under another name)`,
+    );
+  return { dev: stats.dev, ino: stats.ino };
+}
+
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {
   const skillFile = renderSkillFile({
     name: args.name,
@@ -142,25 +215,31 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
     );
   const check = parseSkillFile(skillFile, args.name);
   if (!check.ok) throw new Error(`the skill would not load: ${check.reason}`);
+  // Confined like a file tool's path: the agent's shell may have made .coworker/skills a link to
+  // a folder outside the workspace, and this writes as the service, outside the sandbox.
+  const skills = await paths.resolve(path.relative(paths.root, workspaceSkillsDir(paths.root)));
+  const dir = path.join(skills.absolute, args.name);
+  const shownDir = path.join(skills.display, args.name);
   const files: BundledFile[] = [];
   const seen = new Set<string>();
   for (const file of args.files ?? []) {
-    if (seen.has(file.path)) throw new Error(`the file ${file.path} is listed twice`);
-    seen.add(file.path);
+    // One file under two spellings a case-folding file system takes for one name is listed twice too.
+    const key = file.path.normalize("NFC").toLowerCase();
+    if (seen.has(key)) throw new Error(`the file ${file.path} is listed twice`);
+    seen.add(key);
+    // The file tools' rule for credential files: a skill bundles no key or secrets file either.
+    refuseCredentialPath(path.join(dir, file.path), skills.root, `${shownDir}/${file.path}`);
     if (file.content !== undefined) files.push({ path: file.path, content: file.content, executable: false });
     else {
       files.push({ path: file.path, ...(await copiedFile(paths, file.from ?? "")) });
     }
   }
-  // Confined like a file tool's path: the agent's shell may have made .coworker/skills a link to
-  // a folder outside the workspace, and this writes as the service, outside the sandbox.
-  const resolved = await paths.resolve(
-    path.relative(paths.root, path.join(workspaceSkillsDir(paths.root), args.name)),
-  );
   return {
-    dir: resolved.absolute,
-    shownDir: resolved.display,
-    exists: await exists(resolved.absolute),
+    dir,
+    shownDir,
+    skillsDir: skills.display,
+    name: args.name,
+    existing: await skillFolderAt(dir, shownDir),
     skillFile,
     document: check.document,
     files,
@@ -169,7 +248,7 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
 
 /** The card of a save: the whole SKILL.md and every bundled file. */
 function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: ReadStanding): ToolPreview {
-  const verb = plan.exists
+  const verb = plan.existing
     ? `Replace the existing skill "${args.name}"`
     : `Save the new skill "${args.name}"`;
   const sections = [`${plan.shownDir}/${SKILL_FILE}\n${plan.skillFile}`];
@@ -185,7 +264,7 @@ function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: ReadStanding):
 /** The fingerprint of exactly what a save writes, and where (ToolPreview.fingerprint). */
 function fingerprintOf(plan: SavePlan): string {
   const files = plan.files.flatMap((file) => [file.path, file.executable ? 1 : 0, file.content]);
-  return contentFingerprint(["save_skill", plan.dir, plan.exists ? 1 : 0, plan.skillFile, ...files]);
+  return contentFingerprint(["save_skill", plan.dir, plan.existing ? 1 : 0, plan.skillFile, ...files]);
 }
 
 /**
@@ -263,8 +342,7 @@ async function writeSkill(
   logger: Pick<Logger, "warn"> | undefined,
 ): Promise<void> {
   const tag = randomBytes(4).toString("hex");
-  const name = path.basename(plan.dir);
-  const skillsDir = path.dirname(plan.shownDir);
+  const { name, skillsDir } = plan;
   const staging = stagingSkillFolder(name, tag);
   // SKILL.md goes last, so a staging folder with one holds every file of the skill.
   const writes = [
@@ -284,6 +362,12 @@ async function writeSkill(
   // Set when the old skill could not be put back: its aside folder is served only beside this staging folder.
   let keepStaging = false;
   try {
+    // The skill's folder is the one planned, still no link: what the save replaces is that folder.
+    const found = await skillFolderAt(parent.child(name), plan.shownDir);
+    if (found?.dev !== plan.existing?.dev || found?.ino !== plan.existing?.ino)
+      throw new Error(
+        `${plan.shownDir} changed since the save was planned (another command made or replaced it)`,
+      );
     try {
       const folder = await parent.openDir(staging, path.join(skillsDir, staging), true);
       try {
@@ -291,7 +375,7 @@ async function writeSkill(
       } finally {
         await folder.close();
       }
-      if (plan.exists) {
+      if (plan.existing) {
         // Until the new folder is in place the loader reads the old one under its aside name (while
         // the staging folder of the same tag is there).
         const old = asideSkillFolder(name, tag);
@@ -431,7 +515,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
         ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),
       ];
       return ok(
-        `${plan.exists ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). ${standingText(args.name, await readStanding(hooks, args.name))}`,
+        `${plan.existing ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). ${standingText(args.name, await readStanding(hooks, args.name))}`,
         written,
       );
     },
