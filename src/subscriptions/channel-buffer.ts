@@ -79,8 +79,8 @@ export interface ChannelBufferOptions {
 interface ChannelState extends BatchStart {
   /** The head as stored, handed back to the store to write over it only if unchanged. */
   readonly stored: unknown;
-  /** `stored` as JSON, made once: shared, the head stored now is compared with it to reuse this state. */
-  readonly storedJson: string;
+  /** Shared only: `stored` as JSON, made once, compared with the head stored now to reuse this state. */
+  readonly storedJson?: string;
 }
 
 /** A channel's state as one call got it, with its page before the last when the call read that with the head. */
@@ -286,7 +286,7 @@ export class ChannelBuffer {
     this.states.set(channelKey, {
       head: trimmed,
       stored,
-      storedJson: JSON.stringify(stored),
+      ...(this.options.shared ? { storedJson: JSON.stringify(stored) } : {}),
       tail,
       recentIds: keptIds,
     });
@@ -320,8 +320,8 @@ export class ChannelBuffer {
       this.states.set(channelKey, null);
       return null;
     }
-    const storedJson = JSON.stringify(raw);
-    if (cached && cached.storedJson === storedJson) return { state: cached };
+    const storedJson = this.options.shared ? JSON.stringify(raw) : undefined;
+    if (cached && storedJson !== undefined && cached.storedJson === storedJson) return { state: cached };
     const head = parseHead(channelKey, raw);
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
@@ -335,7 +335,7 @@ export class ChannelBuffer {
     const state: ChannelState = {
       head,
       stored: raw,
-      storedJson,
+      ...(storedJson !== undefined ? { storedJson } : {}),
       tail,
       recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
     };

@@ -1,11 +1,15 @@
 import os from "node:os";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { spaceLike } from "../support/space-like.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
-import { bufferHeadKey, bufferPageKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
+import {
+  BUFFER_HEAD_KIND,
+  bufferHeadKey,
+  bufferPageKey,
+} from "../../src/subscriptions/channel-buffer-store-shapes.js";
 import { ReadCursors } from "../../src/subscriptions/read-cursors.js";
 import { manualClock } from "./support-shared-buffer.js";
 
@@ -255,6 +259,20 @@ describe("ChannelBuffer", () => {
     await new ChannelBuffer(space, options).drop(CH);
     expect(await space.get(bufferHeadKey(CH))).toBeUndefined();
     expect(await pagesLeft()).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("serialises no head alone: only shared mode compares the head stored with the one it keeps", async () => {
+    const space = store.space("buffers");
+    await new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, clock }).append(CH, entry(1));
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const buffer = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, clock });
+      for (let n = 2; n <= 4; n += 1) await buffer.append(CH, entry(n));
+      expect((await buffer.read(CH, { limit: 10 }))?.entries).toHaveLength(4);
+      expect(stringify.mock.calls.filter(([value]) => value?.kind === BUFFER_HEAD_KIND)).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it("rejects an append when the store write fails and keeps the previous state", async () => {
