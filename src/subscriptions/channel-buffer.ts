@@ -83,10 +83,20 @@ interface ChannelState extends BatchStart {
   readonly storedJson?: string;
 }
 
-/** A channel's state as one call got it, with its page before the last when the call read that with the head. */
-interface StateRead {
+/** A page and its entries as read (undefined: it expired). */
+interface PageRead {
+  readonly page: PageInfo;
+  readonly entries: readonly BufferEntry[] | undefined;
+}
+
+/**
+ * A channel's state as loaded, with the pages it lists that were found gone, not yet told expired
+ * or replaced, and its page before the last when that was read with the head.
+ */
+interface Loaded {
   readonly state: ChannelState;
-  readonly previous?: { readonly page: PageInfo; readonly entries: readonly BufferEntry[] | undefined };
+  readonly gone: readonly PageInfo[];
+  readonly previous?: PageRead;
 }
 
 interface PendingAppend {
@@ -154,13 +164,13 @@ export class ChannelBuffer {
   /**
    * One attempt at a read: each page it needs is read from the store once (none that the state
    * holds or read with the head), and, shared, the head once more only when listed pages were
-   * gone, to tell whether they expired (null: another process replaced one, start again).
+   * gone, to tell whether they expired (PageGone: another process replaced one, start again).
    */
-  private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined | null> {
-    const gone: PageInfo[] = [];
-    const got = await this.load(channelKey, gone);
-    if (!got) return undefined;
-    const { state, previous } = got;
+  private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
+    const loaded = await this.load(channelKey);
+    if (!loaded) return undefined;
+    const { state, previous } = loaded;
+    const gone = [...loaded.gone];
     const cutoff = this.clock.now() - this.options.maxAgeMs;
     const read = await readEntries(state.head, options, cutoff, async (page) => {
       if (page === state.head.pages.at(-1)) return state.tail;
@@ -168,7 +178,8 @@ export class ChannelBuffer {
       const raw = await this.space.get(bufferPageKey(channelKey, page.index, page.rev));
       return this.pageEntries(channelKey, state.head, page, raw, gone);
     });
-    return (await this.expired(channelKey, gone)) ? read : null;
+    await this.keep(channelKey, { state, gone });
+    return read;
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
@@ -293,35 +304,41 @@ export class ChannelBuffer {
     return results;
   }
 
-  /**
-   * The channel's head and last page, its listed pages that were gone told apart (expired, or
-   * replaced by another process: PageGone) by one read of the head.
-   */
+  /** The channel's head and last page (null: nothing buffered), its gone pages told expired, kept. */
   private async state(channelKey: string): Promise<ChannelState | null> {
-    const gone: PageInfo[] = [];
-    const got = await this.load(channelKey, gone);
-    if (!(await this.expired(channelKey, gone))) throw new PageGone(`${channelKey}, a listed page`);
-    return got?.state ?? null;
+    const loaded = await this.load(channelKey);
+    if (!loaded) return null;
+    await this.keep(channelKey, loaded);
+    return loaded.state;
   }
 
   /**
-   * The channel's head and last page: this process's copy when it is the only writer, else as
-   * stored now (the copy reused while the stored head is the one it was built from). The last page
-   * and the one before it (for the recent ids, and handed on for a read to use) are read in one
-   * round trip. Shared, listed pages found gone are added to `gone`, read as expired, for the
-   * caller to check with `expired` (the state is cached meanwhile: a failed check's new attempt
-   * forgets it).
+   * Cache `loaded.state` once every page in `loaded.gone` is told expired; throws PageGone (the
+   * attempt starts again from the head stored now) when another process replaced one.
    */
-  private async load(channelKey: string, gone: PageInfo[]): Promise<StateRead | null> {
+  private async keep(channelKey: string, loaded: Loaded): Promise<void> {
+    if (!(await this.allExpired(channelKey, loaded.gone))) throw new PageGone(`${channelKey}, a listed page`);
+    this.states.set(channelKey, loaded.state);
+  }
+
+  /**
+   * The channel's head and last page (null: nothing buffered): this process's copy when it is the
+   * only writer or (shared) while the head stored now is the one it was built from, else as stored
+   * now. The last page and the one before it (for the recent ids, and handed on for a read to use)
+   * are read in one round trip. Shared, listed pages found gone are returned with it, read as
+   * expired: the state is cached only once `keep` has told them so.
+   */
+  private async load(channelKey: string): Promise<Loaded | null> {
     const cached = this.states.get(channelKey);
-    if (cached !== undefined && !this.options.shared) return cached && { state: cached };
+    if (cached !== undefined && !this.options.shared) return cached && { state: cached, gone: [] };
     const raw = await this.space.get(bufferHeadKey(channelKey));
     if (raw === undefined) {
       this.states.set(channelKey, null);
       return null;
     }
     const storedJson = this.options.shared ? JSON.stringify(raw) : undefined;
-    if (cached && storedJson !== undefined && cached.storedJson === storedJson) return { state: cached };
+    if (cached && storedJson !== undefined && cached.storedJson === storedJson)
+      return { state: cached, gone: [] };
     const head = parseHead(channelKey, raw);
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
@@ -330,6 +347,7 @@ export class ChannelBuffer {
       this.space,
       listed.map(({ index, rev }) => bufferPageKey(channelKey, index, rev)),
     );
+    const gone: PageInfo[] = [];
     const tail = last ? this.pageEntries(channelKey, head, last, rawLast, gone) : [];
     const before = previous ? this.pageEntries(channelKey, head, previous, rawPrevious, gone) : [];
     const state: ChannelState = {
@@ -339,14 +357,13 @@ export class ChannelBuffer {
       tail,
       recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
     };
-    this.states.set(channelKey, state);
-    return { state, ...(previous ? { previous: { page: previous, entries: before } } : {}) };
+    return { state, gone, ...(previous ? { previous: { page: previous, entries: before } } : {}) };
   }
 
   /**
    * A page's entries up to the head's last seq (a crash between page and head writes may leave
    * more), from its stored value `raw`; undefined when it is not stored: the page expired, or,
-   * shared, another process replaced it — the page is then added to `gone` for `expired` to tell.
+   * shared, another process replaced it — the page is then added to `gone` for `allExpired` to tell.
    */
   private pageEntries(
     channelKey: string,
@@ -376,7 +393,7 @@ export class ChannelBuffer {
    * matter; when one is no longer listed another process replaced it, and the attempt starts again
    * from the head stored now. One read of the head however many pages were gone.
    */
-  private async expired(channelKey: string, gone: readonly PageInfo[]): Promise<boolean> {
+  private async allExpired(channelKey: string, gone: readonly PageInfo[]): Promise<boolean> {
     if (gone.length === 0) return true;
     const raw = await this.space.get(bufferHeadKey(channelKey));
     if (raw === undefined) return false;
