@@ -22,12 +22,13 @@ import { lstat, mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { isMissing } from "../core/missing-file.js";
-import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
+import { writeChecked } from "../tools/files/anchored-fs.js";
+import { openMadeFolder } from "../tools/files/made-folder.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { refuseCredentialPath } from "../tools/files/credential-paths.js";
 import { OversizedFileError, readTextAndStats } from "../tools/files/text-file.js";
-import type { FileIdentity, ResolvedPath, WorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { FileIdentity, WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { Logger } from "../logging/logger.js";
@@ -276,61 +277,10 @@ const SCRIPT_MODE = 0o777;
 const FILE_MODE = 0o666;
 
 /**
- * The folder `relative` (to the workspace root), confined (paths.resolve) and held open by the
- * anchored walk; the folders missing on its way are made, each relative to the open folder above
- * it, following no link. Each folder found missing sends the confinement one folder up, to the
- * nearest that is there (the workspace root is).
- */
-async function openMadeFolder(paths: WorkspacePaths, relative: string): Promise<AnchoredDir> {
-  const missing: string[] = [];
-  let existing = relative;
-  let dir: AnchoredDir;
-  for (;;) {
-    try {
-      dir = await openCheckedDir(await paths.resolve(existing));
-      break;
-    } catch (error) {
-      if (!isMissing(error) || existing === ".") throw error;
-      missing.unshift(path.basename(existing));
-      existing = path.dirname(existing);
-    }
-  }
-  for (const [index, name] of missing.entries()) {
-    const shown = path.join(existing, ...missing.slice(0, index + 1));
-    const above = dir;
-    try {
-      dir = await above.openDir(name, shown, true);
-    } finally {
-      await above.close();
-    }
-  }
-  return dir;
-}
-
-/**
- * Write `file` (a plain relative path, checked by the schema) into the folder `dir` holds open, as
- * writeChecked writes a workspace file: its folders made and each opened relative to the one
- * above, following no link, and the file created through a temporary one renamed into place. The
- * walk starts at `dir` itself (named through its handle), never at the workspace root again.
- */
-function writeInFolder(
-  dir: AnchoredDir,
-  shownDir: string,
-  file: { readonly path: string; readonly content: string; readonly mode: number },
-): Promise<boolean> {
-  const inFolder: ResolvedPath = {
-    root: dir.path,
-    absolute: path.join(dir.path, file.path),
-    display: `${shownDir}/${file.path}`,
-  };
-  return writeChecked(inFolder, file.content, file.mode);
-}
-
-/**
  * Write the skill's folder beside its destination, then rename it into place. The skills folder
  * is confined and opened once (made when missing), the staging folder made and opened relative to
- * it, and every file written relative to that open staging folder (writeInFolder), following no
- * link; the renames name the skills folder by its handle. So a command of another session
+ * it, and every file written relative to that open staging folder (writeChecked walks from its
+ * handle), following no link; the renames name the skills folder by its handle. So a command of another session
  * swapping a folder for a link meanwhile cannot send a write or a rename out of the workspace.
  * Once the new folder is renamed into place the save is done: the staging or old folder it then
  * fails to remove is logged and left to the cleanup at the next start, never made a failed save;
@@ -371,7 +321,10 @@ async function writeSkill(
     try {
       const folder = await parent.openDir(staging, path.join(skillsDir, staging), true);
       try {
-        for (const file of writes) await writeInFolder(folder, path.join(skillsDir, staging), file);
+        for (const file of writes) {
+          const display = path.join(skillsDir, staging, file.path);
+          await writeChecked({ dir: folder, relative: file.path, display }, file.content, file.mode);
+        }
       } finally {
         await folder.close();
       }

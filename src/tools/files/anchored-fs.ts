@@ -6,7 +6,9 @@
  * and the use cannot redirect the access outside. The opened file's identity (dev + inode) must
  * be the one the check saw; FIFOs and devices are refused; a write never goes through a hard
  * link (nlink > 1) and lands via a temporary file renamed over the target in the same directory.
- * Without /proc the walk falls back to absolute paths with O_NOFOLLOW on each component. A folder
+ * Without /proc the walk falls back to absolute paths with O_NOFOLLOW on each component, and a
+ * walk from a folder held open (AnchoredPath) first checks that its name still leads to the held
+ * folder (dev + inode), refusing a folder swapped for a link since it was opened. A folder
  * is removed the same way (AnchoredDir.removeDir): each sub-folder opened relative to its parent,
  * a link removed as a link, never followed.
  */
@@ -71,6 +73,19 @@ export class AnchoredDir {
   /** A path naming `name` inside this open directory, whatever has happened to its old path. */
   child(name: string): string {
     return `${this.path}/${name}`;
+  }
+
+  /**
+   * A new handle on this same directory, to start a walk the walk closes. Without /proc it is
+   * opened by the name the directory had, so it must be the held one (dev + inode), or the walk is
+   * refused: its folder was swapped (for a link, say) since it was opened.
+   */
+  async again(shown: string): Promise<AnchoredDir> {
+    const reopened = new AnchoredDir(await open(this.child("."), DIRECTORY_FLAGS), this.absolute);
+    const [held, found] = await Promise.all([this.stat(), reopened.stat()]);
+    if (held.dev === found.dev && held.ino === found.ino) return reopened;
+    await reopened.close();
+    throw swapped(shown);
   }
 
   /** Open the sub-directory `name` without following a symlink there; `create` makes it when missing. */
@@ -154,15 +169,26 @@ export class AnchoredDir {
   }
 }
 
+/**
+ * A path below a folder held open (a plain relative path: no `.`, `..` or empty name), for a walk
+ * that starts at that folder's handle rather than at a root named again.
+ */
+export interface AnchoredPath {
+  readonly dir: AnchoredDir;
+  readonly relative: string;
+  /** How to show the path to the model and people. */
+  readonly display: string;
+}
+
 /** The names from `file.root` down to `file.absolute` (empty for the root itself). */
 function componentsOf(file: ResolvedPath): string[] {
   const relative = path.relative(file.root, file.absolute);
   return relative === "" ? [] : relative.split(path.sep);
 }
 
-/** Walk from the root to the directory `names`, every step relative to the step before. */
-async function walkTo(root: string, names: readonly string[], shown: string, create: boolean) {
-  let dir = await AnchoredDir.openRoot(root);
+/** Walk from `first` (closed by the walk) to the directory `names`, every step relative to the step before. */
+async function walkTo(first: AnchoredDir, names: readonly string[], shown: string, create: boolean) {
+  let dir = first;
   for (const name of names) {
     try {
       const next = await dir.openDir(name, shown, create);
@@ -182,14 +208,18 @@ function sameIdentity(stats: Stats, identity: FileIdentity | undefined): boolean
 
 /** Run `use` with the checked path's parent directory held open; the directory is closed after. */
 async function inParentDir<T>(
-  file: ResolvedPath,
+  file: ResolvedPath | AnchoredPath,
   use: (dir: AnchoredDir, name: string) => Promise<T>,
   create = false,
 ): Promise<T> {
-  const names = componentsOf(file);
+  const names = "dir" in file ? file.relative.split("/") : componentsOf(file);
+  // A walk from a held folder goes only down from it: `..` would climb out of it.
+  if (names.some((name) => name === "" || name === "." || name === ".."))
+    throw new UnsafeFileError(`${file.display} is not a plain path below its folder; nothing was done`);
   const name = names.pop();
   if (name === undefined) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-  const dir = await walkTo(file.root, names, file.display, create);
+  const first = "dir" in file ? await file.dir.again(file.display) : await AnchoredDir.openRoot(file.root);
+  const dir = await walkTo(first, names, file.display, create);
   try {
     return await use(dir, name);
   } finally {
@@ -199,7 +229,7 @@ async function inParentDir<T>(
 
 /** Open the checked directory `file` itself (for listing and searching), or throw. */
 export async function openCheckedDir(file: ResolvedPath): Promise<AnchoredDir> {
-  const dir = await walkTo(file.root, componentsOf(file), file.display, false);
+  const dir = await walkTo(await AnchoredDir.openRoot(file.root), componentsOf(file), file.display, false);
   if (sameIdentity(await dir.stat(), file.identity)) return dir;
   await dir.close();
   throw swapped(file.display);
@@ -253,14 +283,15 @@ export async function readIfExists(
 }
 
 /**
- * Write `data` as the whole new content of the checked path: parents are created, the target
+ * Write `data` as the whole new content of the checked path (or of a path below a folder held
+ * open, the walk starting at its handle): parents are created, the target
  * must be a regular file with no other hard link (or missing), and the bytes land in a temporary
  * file in the same directory renamed over the target. Returns whether a file was replaced.
  * `createMode`: the mode bits a new file is created with (the umask applies), given at its
  * exclusive, link-refusing creation, so no later open sets them; a replaced file keeps its own.
  */
 export async function writeChecked(
-  file: ResolvedPath,
+  file: ResolvedPath | AnchoredPath,
   data: string | Uint8Array,
   createMode = 0o666,
 ): Promise<boolean> {
@@ -272,8 +303,8 @@ export async function writeChecked(
         if (errorCode(error) === "ENOENT") return undefined;
         throw error;
       });
-      if (existing?.isSymbolicLink() || (existing && !sameIdentity(existing, file.identity)))
-        throw swapped(shown);
+      const identity = "identity" in file ? file.identity : undefined;
+      if (existing?.isSymbolicLink() || (existing && !sameIdentity(existing, identity))) throw swapped(shown);
       if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
       if (existing && !existing.isFile())
         throw new UnsafeFileError(`${shown} is not a regular file; refusing to write it`);
