@@ -14,7 +14,7 @@
  * A person's own command must not overtake what they sent before it ("voice note, then new" must
  * not put the voice note in the new session): while their lane is busy, a command waits in it,
  * except those that act on what is running now (answeredAtOnce). Their stop is answered at once
- * and cancels their lane (`cancel`): the messages waiting there are never handed over, and the job
+ * and cancels their lane (`route`): the messages waiting there are never handed over, and the job
  * running, unless already handing over, hands nothing over either — a stop stops what was sent
  * before it. Their commands waiting there (keptByStop: /new, /mode, …) are not dropped: they ask
  * for a setting, which a stop does not undo ("/new, then stop" still starts a fresh session), and
@@ -185,7 +185,7 @@ const DEFAULT_TELL_WITHIN_MS = 2000;
 
 /** What `enqueue` knows of a job besides its work. */
 export interface JobOptions {
-  /** Spared by the sender's stop (`cancel`), not by `drain`. */
+  /** Spared by the sender's stop, not by `drain`. */
   readonly keptByStop?: boolean;
   /** How its sender is told STOPPED_NOTE if `drain` drops it; nobody is told without it. */
   readonly tell?: TellSender | undefined;
@@ -235,7 +235,7 @@ function jobSignal(options: JobOptions): JobSignal {
 
 interface Lane {
   tail: Promise<void>;
-  /** One per job not yet finished, the running one included: what `cancel` sets. */
+  /** One per job not yet finished, the running one included: what a stop or `drain` aborts. */
   readonly jobs: Set<JobSignal>;
 }
 
@@ -342,16 +342,8 @@ export class HandOverLanes {
   }
 
   /**
-   * The sender's stop, its position unknown: cancel the jobs of lane `key` but those kept by a stop
-   * (see module comment); how many it cancelled.
-   */
-  cancel(key: string): number {
-    return this.stopLane(key, undefined).length;
-  }
-
-  /**
    * The sender's stop at `position`, taken by another process (see module comment): cancel lane
-   * `key` as `cancel` does, and tell its sender how many were dropped, through a cancelled job's
+   * `key` as their stop here does, and tell its sender how many were dropped, through a cancelled job's
    * own way of telling them; nobody when nothing was cancelled. Never rejects: a failed note is logged.
    */
   async stoppedElsewhere(key: string, position: LanePosition | undefined): Promise<void> {

@@ -29,6 +29,14 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+/** The count the sender's stop, routed through lane `key` (its position unknown), is answered with. */
+async function stopped(lanes: HandOverLanes, key: string): Promise<number> {
+  const answers: number[] = [];
+  await lanes.route(key, { kind: "stop", answer: async (count) => void answers.push(count) });
+  expect(answers).toHaveLength(1);
+  return answers[0]!;
+}
+
 /**
  * Lanes that drain within 5 s on a manual clock (telling senders within `tellWithinMs`, if given),
  * their warnings as written, and what each sender was told through `tell(who)`.
@@ -108,7 +116,7 @@ describe("HandOverLanes", () => {
     expect(last).toBe(true);
   });
 
-  it("cancel() skips the lane's waiting jobs and aborts the running one's signal", async () => {
+  it("a stop skips the lane's waiting jobs and aborts the running one's signal", async () => {
     const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
     const slow = gate();
     const started = gate();
@@ -126,8 +134,8 @@ describe("HandOverLanes", () => {
     });
     await started.promise;
     expect(lanes.busy("alice")).toBe(true);
-    expect(lanes.cancel("alice")).toBe(2);
-    expect(lanes.cancel("carol")).toBe(0);
+    expect(await stopped(lanes, "alice")).toBe(2);
+    expect(await stopped(lanes, "carol")).toBe(0);
     slow.open();
     await lanes.idle();
     expect(seen.sort()).toEqual(["bob ran", "first aborted"]);
@@ -250,7 +258,7 @@ describe("HandOverLanes", () => {
     held.open();
   });
 
-  it("cancel() does not count a job already handing over", async () => {
+  it("a stop does not count a job already handing over", async () => {
     const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
     const recording = gate();
     const inReceive = gate();
@@ -260,7 +268,7 @@ describe("HandOverLanes", () => {
       await recording.promise;
     });
     await inReceive.promise;
-    expect(lanes.cancel("alice")).toBe(0);
+    expect(await stopped(lanes, "alice")).toBe(0);
     recording.open();
     await lanes.idle();
   });
