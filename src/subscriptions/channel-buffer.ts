@@ -81,6 +81,8 @@ interface ChannelState extends BatchStart {
   readonly stored: unknown;
   /** Shared only: `stored` as JSON, made once, compared with the head stored now to reuse this state. */
   readonly storedJson?: string;
+  /** The head's page before the last and its entries (undefined: expired), when known: a read need not read it. */
+  readonly previous?: PageRead;
 }
 
 /** A page and its entries as read (undefined: it expired). */
@@ -89,14 +91,10 @@ interface PageRead {
   readonly entries: readonly BufferEntry[] | undefined;
 }
 
-/**
- * A channel's state as loaded, with the pages it lists that were found gone, not yet told expired
- * or replaced, and its page before the last when that was read with the head.
- */
+/** A channel's state as loaded, with the pages it lists that were found gone, not yet told expired or replaced. */
 interface Loaded {
   readonly state: ChannelState;
   readonly gone: readonly PageInfo[];
-  readonly previous?: PageRead;
 }
 
 interface PendingAppend {
@@ -105,7 +103,7 @@ interface PendingAppend {
   readonly reject: (error: unknown) => void;
 }
 
-/** The per-channel message buffers. One instance per store per process; it caches each channel's head and last page. */
+/** The per-channel message buffers. One instance per store per process; it caches each channel's head and last two pages. */
 export class ChannelBuffer {
   private readonly mutex = new KeyedMutex();
   private readonly states = new Map<string, ChannelState | null>();
@@ -169,12 +167,12 @@ export class ChannelBuffer {
   private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
     const loaded = await this.load(channelKey);
     if (!loaded) return undefined;
-    const { state, previous } = loaded;
+    const { state } = loaded;
     const gone = [...loaded.gone];
     const cutoff = this.clock.now() - this.options.maxAgeMs;
     const read = await readEntries(state.head, options, cutoff, async (page) => {
       if (page === state.head.pages.at(-1)) return state.tail;
-      if (page === previous?.page) return previous.entries;
+      if (page === state.previous?.page) return state.previous.entries;
       const raw = await this.space.get(bufferPageKey(channelKey, page.index, page.rev));
       return this.pageEntries(channelKey, state.head, page, raw, gone);
     });
@@ -294,12 +292,14 @@ export class ChannelBuffer {
     }
     await deletePages(this.space, channelKey, placed.replaced);
     const keptIds = recentIds.slice(-RECENT_IDS);
+    const previous = previousAfter(trimmed, placed.written, state);
     this.states.set(channelKey, {
       head: trimmed,
       stored,
       ...(this.options.shared ? { storedJson: JSON.stringify(stored) } : {}),
       tail,
       recentIds: keptIds,
+      ...(previous ? { previous } : {}),
     });
     return results;
   }
@@ -322,11 +322,11 @@ export class ChannelBuffer {
   }
 
   /**
-   * The channel's head and last page (null: nothing buffered): this process's copy when it is the
-   * only writer or (shared) while the head stored now is the one it was built from, else as stored
-   * now. The last page and the one before it (for the recent ids, and handed on for a read to use)
-   * are read in one round trip. Shared, listed pages found gone are returned with it, read as
-   * expired: the state is cached only once `keep` has told them so.
+   * The channel's head, last page and the page before it (null: nothing buffered): this process's
+   * copy when it is the only writer or (shared) while the head stored now is the one it was built
+   * from, else as stored now, with the last two pages read in one round trip. Shared, listed pages
+   * found gone are returned with it, read as expired: the state is cached only once `keep` has told
+   * them so.
    */
   private async load(channelKey: string): Promise<Loaded | null> {
     const cached = this.states.get(channelKey);
@@ -356,8 +356,9 @@ export class ChannelBuffer {
       ...(storedJson !== undefined ? { storedJson } : {}),
       tail,
       recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
+      ...(previous ? { previous: { page: previous, entries: before } } : {}),
     };
-    return { state, gone, ...(previous ? { previous: { page: previous, entries: before } } : {}) };
+    return { state, gone };
   }
 
   /**
@@ -400,6 +401,26 @@ export class ChannelBuffer {
     const listed = parseHead(channelKey, raw).pages;
     return gone.every((page) => listed.some((p) => p.index === page.index && p.rev === page.rev));
   }
+}
+
+/**
+ * The page before the last of `head`, the head a write committed over `start`, with its entries
+ * when the write knows them: it wrote the page, or the page is `start`'s last or before-last one
+ * as it was (same index and write); else undefined, and a read reads it.
+ */
+function previousAfter(
+  head: BufferHead,
+  written: readonly PageRead[],
+  start: ChannelState | null,
+): PageRead | undefined {
+  const page = head.pages.at(-2);
+  if (page === undefined) return undefined;
+  const ours = written.find((w) => w.page === page);
+  if (ours) return { page, entries: ours.entries };
+  const same = (p: PageInfo | undefined) => p?.index === page.index && p.rev === page.rev;
+  if (start && same(start.head.pages.at(-1))) return { page, entries: start.tail };
+  if (start?.previous && same(start.previous.page)) return { page, entries: start.previous.entries };
+  return undefined;
 }
 
 /** A stored head, checked (throws for one that cannot be read). */

@@ -117,6 +117,41 @@ describe("one channel's buffer written by two processes", () => {
     expect(new Set(pagesRead).size).toBe(pagesRead.length);
   });
 
+  it("reads only the head while it is unchanged, the pages it keeps from a read or its own writes not again", async () => {
+    const space = await server.openSpace();
+    const trips: string[] = [];
+    const prefix = (key: string) => key.slice(0, key.indexOf(":"));
+    const counted = spaceLike(space, {
+      get: <T>(key: string) => {
+        trips.push(prefix(key));
+        return space.get<T>(key);
+      },
+      getMany: <T>(keys: readonly string[]) => {
+        trips.push(keys.map(prefix).join("+"));
+        return getAll<T>(space, keys);
+      },
+    });
+    const b = await openBuffer();
+    // Pages of 3: page 0 (m1-m3) and page 1 (m4-m5).
+    for (let n = 1; n <= 5; n++) await b.append(CH, bufferInput(`m${n}`));
+    const a = new ChannelBuffer(counted, OPTIONS);
+    const all = ["1:m1", "2:m2", "3:m3", "4:m4", "5:m5"];
+    expect(await texts(a)).toEqual(all);
+    expect(trips).toEqual(["head", "page+page"]);
+    trips.length = 0;
+    expect(await texts(a)).toEqual(all);
+    expect(trips).toEqual(["head"]);
+    // Its own write onto the last page keeps the page before it; onto a new page, the one it wrote.
+    await a.append(CH, bufferInput("m6"));
+    trips.length = 0;
+    expect(await texts(a)).toEqual([...all, "6:m6"]);
+    expect(trips).toEqual(["head"]);
+    await a.append(CH, bufferInput("m7"));
+    trips.length = 0;
+    expect(await texts(a)).toEqual([...all, "6:m6", "7:m7"]);
+    expect(trips).toEqual(["head", "page"]);
+  });
+
   it("serialises the head it keeps once, not again on each read that finds it unchanged", async () => {
     const a = await openBuffer();
     await a.append(CH, bufferInput("m1"));

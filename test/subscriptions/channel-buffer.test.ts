@@ -275,6 +275,23 @@ describe("ChannelBuffer", () => {
     }
   });
 
+  it("reads only the pages it does not keep: the last two of its own writes are kept", async () => {
+    const space = store.space("buffers");
+    const reads: string[] = [];
+    const counted = spaceLike(space, {
+      get: <T>(key: string) => {
+        reads.push(key);
+        return space.get<T>(key);
+      },
+    });
+    const buffer = new ChannelBuffer(counted, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 2, clock });
+    for (let n = 1; n <= 5; n += 1) await buffer.append(CH, entry(n));
+    reads.length = 0;
+    const read = await buffer.read(CH, { limit: 10 });
+    expect(read?.entries.map((e) => e.text)).toEqual([1, 2, 3, 4, 5].map((n) => `message ${n}`));
+    expect(reads).toEqual([bufferPageKey(CH, 0)]);
+  });
+
   it("rejects an append when the store write fails and keeps the previous state", async () => {
     const space = store.space("buffers");
     let failing = false;
