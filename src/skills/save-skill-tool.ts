@@ -54,8 +54,9 @@ const SAVED_PATH_MAX_BYTES = 1024;
 
 /**
  * Characters a bundled path may not hold, because the card shows the path: control characters
- * (a line break there would write lines of its own into the card) and the marks that reorder or
- * redirect the text shown after them (bidirectional overrides, isolates and marks).
+ * and line or paragraph separators (a line break there would write lines of its own into the
+ * card), and the marks that reorder or redirect the text shown after them (bidirectional
+ * overrides, isolates and marks).
  */
 function spoofsTheCard(value: string): boolean {
   for (const char of value) {
@@ -63,11 +64,15 @@ function spoofsTheCard(value: string): boolean {
     if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
     if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return true;
     if (code === 0x200e || code === 0x200f || code === 0x061c) return true;
+    if (code === 0x2028 || code === 0x2029) return true;
   }
   return false;
 }
 
-/** A path in its one spelling: relative, no `.`, `..` or empty part, no dot-file, not SKILL.md. */
+/**
+ * A path in its one spelling: relative, no `.`, `..` or empty part, no dot-file, not SKILL.md in
+ * any case (on a case-folding file system skill.md is the SKILL.md written after it).
+ */
 function isPlainRelative(value: string): boolean {
   const parts = value.split("/");
   return (
@@ -75,7 +80,7 @@ function isPlainRelative(value: string): boolean {
     !value.includes("\\") &&
     path.posix.normalize(value) === value &&
     !parts.some((part) => part === "" || part.startsWith(".")) &&
-    value !== SKILL_FILE
+    value.toLowerCase() !== SKILL_FILE.toLowerCase()
   );
 }
 

@@ -59,7 +59,14 @@ it("a path with a control character or a text-direction mark is refused", () => 
     "x\u2066.md",
   ])
     expect(takes([{ path: bad, content: "x" }]), JSON.stringify(bad)).toBe(false);
+  expect(takes([{ path: "a\u2028b.md", content: "x" }])).toBe(false);
   expect(takes([{ path: "notes-é.md", content: "x" }])).toBe(true);
+});
+
+it("SKILL.md in any case is no bundled file (a case-folding file system has one of the two)", () => {
+  expect(takes([{ path: "skill.md", content: "x" }])).toBe(false);
+  expect(takes([{ path: "Skill.MD", content: "x" }])).toBe(false);
+  expect(takes([{ path: "docs/skill.md", content: "x" }])).toBe(true);
 });
 
 it("a path nested deeper than the limit, a name over 255 bytes and a path over 1 KB are refused", () => {
