@@ -14,7 +14,12 @@
  * what it dropped — in every process, when several share one store (lane-stop-broadcast.ts).
  * There a message's place in its sender's stream (LanePosition) is its ts: unique and increasing
  * within a channel, which every message of one lane shares, so a stop in one process cancels in
- * another only what was sent before it (positionOf).
+ * another only what was sent before it (positionOf). An edit's app_mention (a mention added to a
+ * reply, heard for EDIT_WINDOW_MS) carries the ts of the message edited, not when the edit was
+ * made, so it has no position: a stop's mark never drops it as sent before the stop (it may well
+ * be a request made after it), while any stop still cancels it as it is read (the stop wins when
+ * the order is not known). The edit's own `edited.ts` is no position either: a time, not the
+ * channel's sequence, so it is not ordered against a stop in the same second.
  * `stop` gives the lanes a bounded time, then drops what is left: Slack was
  * acknowledged long before, so no other process gets it, and each dropped message's sender is
  * told in its thread to send it again (hand-over-lanes.ts STOPPED_NOTE).
@@ -268,7 +273,7 @@ export class SlackInbound {
    */
   private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
     const tell: TellSender = (text) => this.post(target, text);
-    const position = positionOf(event.ts);
+    const position = event.edited ? undefined : positionOf(event.ts);
     const command = event.files?.length
       ? undefined
       : parseTextCommand(messageText(event, this.deps.bot.userId));
