@@ -29,9 +29,10 @@
  * Processes take a sender's messages in no agreed order, so a stop names its `position` (where the
  * stop message stands in the sender's stream on the platform; see LanePosition) and cancels only
  * what was sent before it: a message sent after the stop that a process already took is kept. The
- * lane then keeps a "stopped through" mark (bounded: STOP_MARKS_MAX lanes, each for STOP_MARK_MS),
- * so a message sent before the stop that reaches a process only after it (a lagging process, a
- * platform's redelivery) is dropped as it comes, its sender told droppedNote(1). A job or stop
+ * lane then keeps a "stopped through" mark (bounded: STOP_MARKS_MAX live lanes, a new one past it
+ * not kept; each for STOP_MARK_MS), so a message sent before the stop that reaches a process only
+ * after it (a lagging process, a platform's redelivery) is dropped as it comes, its sender told
+ * droppedNote(1). A job or stop
  * without a position (a channel that gives none, an older process's announcement) is treated as
  * before positions existed: such a stop cancels all the lane holds and marks nothing, and such a
  * job is cancelled by any stop — the stop wins whenever the order is not known.
@@ -64,7 +65,15 @@ export type LanePosition = number;
 /** How long a lane remembers the position a stop went through (see module comment). */
 export const STOP_MARK_MS = 10 * 60_000;
 
-/** How many lanes' stop marks are kept at most: past it, the oldest mark is forgotten. */
+/**
+ * How many lanes' stop marks are kept at most. Expired marks are forgotten first; when that many
+ * are still live, a new lane's mark is not kept (logged), and no live mark is ever forgotten for
+ * it. A mark missing lets a late earlier message of its lane through, as before marks existed;
+ * forgetting the oldest live mark instead would let one sender's flood of stops (in Slack each
+ * top-level "@bot stop" is a lane of its own) take other people's marks away. Refusing keeps
+ * every mark made, and a flood leaves only the stops made while it lasts without one, for at
+ * most STOP_MARK_MS.
+ */
 export const STOP_MARKS_MAX = 10_000;
 
 /** Messages one sender may have waiting for their files in one conversation. */
@@ -256,7 +265,7 @@ interface StopMark {
 /** Per-sender ordered hand-over (see module comment). */
 export class HandOverLanes {
   private readonly lanes = new Map<string, Lane>();
-  /** Per lane, the position its last stop went through; oldest first (see module comment). */
+  /** Per lane, the position its last stop went through; soonest to expire first (see module comment). */
   private readonly marks = new Map<string, StopMark>();
 
   constructor(private readonly options: HandOverLanesOptions) {}
@@ -365,16 +374,28 @@ export class HandOverLanes {
     return this.abort(key, (signal) => !signal.keptByStop && sentBefore(signal.position, position));
   }
 
-  /** Remember that lane `key` was stopped through `position`, for STOP_MARK_MS, among STOP_MARKS_MAX lanes at most. */
+  /**
+   * Remember that lane `key` was stopped through `position`, for STOP_MARK_MS, among STOP_MARKS_MAX
+   * lanes at most: expired marks are forgotten first, and a new lane's mark is not kept when that
+   * many are live (see STOP_MARKS_MAX); a lane's own mark is always refreshed.
+   */
   private mark(key: string, position: LanePosition): void {
+    const now = this.clock().now();
     const through = Math.max(position, this.markOf(key)?.through ?? position);
-    // Deleted first so the refreshed mark is the newest in the map's order, the last forgotten.
+    // Deleted first so the refreshed mark is the last in the map's order, the last to expire.
     this.marks.delete(key);
-    this.marks.set(key, { through, until: this.clock().now() + STOP_MARK_MS });
-    for (const oldest of this.marks.keys()) {
-      if (this.marks.size <= STOP_MARKS_MAX) break;
+    for (const [oldest, mark] of this.marks) {
+      if (mark.until > now) break;
       this.marks.delete(oldest);
     }
+    if (this.marks.size >= STOP_MARKS_MAX) {
+      this.options.logger.warn(
+        { marks: this.marks.size },
+        "too many lanes stopped lately: this stop keeps no mark, so a message sent before it that comes late is not dropped",
+      );
+      return;
+    }
+    this.marks.set(key, { through, until: now + STOP_MARK_MS });
   }
 
   /** Lane `key`'s stop mark unless it has expired (an expired one is forgotten). */

@@ -5,14 +5,16 @@
  * already handing over); drain() waits at most its deadline (on an injected clock), then cancels
  * what is left and tells each dropped job's sender, for a bounded time, unless the platform
  * delivers the job's message again. A stop with a position cancels only what was sent before it,
- * and its lane's mark (kept for a bounded number of lanes) drops what was sent before it that
- * comes later.
+ * and its lane's mark drops what was sent before it that comes later; marks are kept for a bounded
+ * number of lanes, expired ones forgotten first, and a new lane's stop past the bound keeps none
+ * rather than forget another lane's live mark.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import {
   droppedNote,
   HandOverLanes,
+  STOP_MARK_MS,
   STOP_MARKS_MAX,
   STOPPED_NOTE,
 } from "../../../src/channels/shared/hand-over-lanes.js";
@@ -376,11 +378,13 @@ describe("HandOverLanes", () => {
     expect(seen).not.toContain("bob's new");
   });
 
-  it("a stop keeps at most STOP_MARKS_MAX lanes' marks: the oldest is forgotten first", async () => {
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
-    for (let lane = 0; lane <= STOP_MARKS_MAX; lane++)
-      await lanes.route(`lane ${lane}`, { kind: "stop", position: 150, answer: quiet });
+  /** Lanes reading time from `now`, their warnings as written, and what a message sent at 100 meets. */
+  function markedLanes(now: () => number = () => 0) {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { clock: { ...manualClock(), now } } });
     const told: string[] = [];
+    /** Whether a message sent at 100 in lane `key` is handed over; its sender's notes go to `told`. */
     const sentBefore = async (key: string) => {
       let handedOver = false;
       const routed = await lanes.route(key, {
@@ -394,10 +398,37 @@ describe("HandOverLanes", () => {
       if (routed.kind === "queued") await routed.handedOver;
       return handedOver;
     };
+    return { lanes, lines, told, sentBefore };
+  }
 
+  it("with STOP_MARKS_MAX lanes' marks live, a new lane's stop keeps none (logged), and no live mark is forgotten for it", async () => {
+    const { lanes, lines, told, sentBefore } = markedLanes();
+    // Ana's stop, then another sender's flood of stops, each a lane of its own (top-level Slack stops).
+    await lanes.route("ana", { kind: "stop", position: 150, answer: quiet });
+    for (let lane = 1; lane <= STOP_MARKS_MAX; lane++)
+      await lanes.route(`flood ${lane}`, { kind: "stop", position: 150, answer: quiet });
+
+    expect(await sentBefore("ana")).toBe(false);
+    expect(await sentBefore(`flood ${STOP_MARKS_MAX - 1}`)).toBe(false);
+    expect(await sentBefore(`flood ${STOP_MARKS_MAX}`)).toBe(true);
+    expect(told).toEqual([`ana: ${droppedNote(1)}`, `flood ${STOP_MARKS_MAX - 1}: ${droppedNote(1)}`]);
+    expect(lines.filter((line) => line.includes("this stop keeps no mark"))).toHaveLength(1);
+    // A lane already marked is refreshed even so.
+    await lanes.route("ana", { kind: "stop", position: 160, answer: quiet });
+    expect(await sentBefore("ana")).toBe(false);
+    expect(lines.filter((line) => line.includes("this stop keeps no mark"))).toHaveLength(1);
+  });
+
+  it("a new lane's stop forgets the expired marks to keep its own", async () => {
+    let now = 0;
+    const { lanes, lines, sentBefore } = markedLanes(() => now);
+    for (let lane = 0; lane < STOP_MARKS_MAX; lane++)
+      await lanes.route(`lane ${lane}`, { kind: "stop", position: 150, answer: quiet });
+    now += STOP_MARK_MS;
+    await lanes.route("late", { kind: "stop", position: 150, answer: quiet });
+
+    expect(await sentBefore("late")).toBe(false);
     expect(await sentBefore("lane 0")).toBe(true);
-    expect(await sentBefore("lane 1")).toBe(false);
-    expect(await sentBefore(`lane ${STOP_MARKS_MAX}`)).toBe(false);
-    expect(told).toEqual([`lane 1: ${droppedNote(1)}`, `lane ${STOP_MARKS_MAX}: ${droppedNote(1)}`]);
+    expect(lines.filter((line) => line.includes("this stop keeps no mark"))).toEqual([]);
   });
 });
