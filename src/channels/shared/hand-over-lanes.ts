@@ -26,6 +26,10 @@
  * process that took the stop answers it with its own count; one whose lane it cancelled tells the
  * sender droppedNote with its own count, through a cancelled job's way of telling its sender
  * (`tell`, the conversation of their message), and one that cancelled nothing tells nobody.
+ * Each message a stop drops (here, elsewhere or late, below) is counted in what its sender is told
+ * only once its drop is claimed (`claimDrop`, ClaimDrop): one message in two processes' lanes (a
+ * Slack post's twins) is told once, and one handed over elsewhere that comes again late (a
+ * retry, a twin) is dropped silently, as the session layer would have discarded it.
  * Processes take a sender's messages in no agreed order, so a stop names its `position` (where the
  * stop message stands in the sender's stream on the platform; see LanePosition) and cancels only
  * what was sent before it: a message sent after the stop that a process already took is kept. The
@@ -129,6 +133,17 @@ export type LaneJob = (signal: LaneSignal) => Promise<void>;
 export type TellSender = (text: string) => Promise<void>;
 
 /**
+ * Claims the telling of a stopped sender that one message of theirs was dropped (droppedNote):
+ * false when it went through elsewhere, or its drop is told already — with several processes (or
+ * when a platform delivers one message as several events: Slack's twins, its retries), one
+ * message may be in two lanes, or come late to one after another process handed it over. The
+ * channel claims its message in the session layer's shared record of deliveries
+ * (ConversationService.firstDelivery), under the one id every delivery of it shares: taken once,
+ * and taken already when it was handed over. Rejects when it cannot say: then the sender is told.
+ */
+export type ClaimDrop = () => Promise<boolean>;
+
+/**
  * Asked by `drain` once the channel has stopped receiving: whether the platform will deliver the
  * dropped message again (a Telegram webhook update left unanswered), so its sender is not told.
  */
@@ -161,6 +176,8 @@ export interface Telling {
   readonly tell: TellSender;
   /** Never redelivered when unset. */
   readonly redelivered?: Redelivered | undefined;
+  /** Whether its sender is told when a stop drops it (ClaimDrop); always when unset. */
+  readonly claimDrop?: ClaimDrop | undefined;
 }
 
 /**
@@ -200,6 +217,8 @@ export interface JobOptions {
   readonly tell?: TellSender | undefined;
   /** Whether the platform delivers it again after the stop: then nobody is told (never by default). */
   readonly redelivered?: Redelivered | undefined;
+  /** Whether its sender is told when a stop drops it (ClaimDrop); always when unset. */
+  readonly claimDrop?: ClaimDrop | undefined;
   /** Where its message stands in its sender's stream (LanePosition); unknown when unset. */
   readonly position?: LanePosition | undefined;
 }
@@ -223,6 +242,7 @@ interface JobSignal extends LaneSignal {
   readonly keptByStop: boolean;
   readonly tell: TellSender | undefined;
   readonly redelivered: Redelivered | undefined;
+  readonly claimDrop: ClaimDrop | undefined;
   readonly position: LanePosition | undefined;
 }
 
@@ -233,6 +253,7 @@ function jobSignal(options: JobOptions): JobSignal {
     keptByStop: options.keptByStop ?? false,
     tell: options.tell,
     redelivered: options.redelivered,
+    claimDrop: options.claimDrop,
     position: options.position,
     handingOver: () => {
       signal.taken = !signal.aborted;
@@ -275,7 +296,7 @@ export class HandOverLanes {
    * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
   enqueue(key: string, job: LaneJob, options: JobOptions = {}): Promise<void> | undefined {
-    if (this.late(key, options.position, options.keptByStop ?? false)) return this.droppedLate(options.tell);
+    if (this.late(key, options.position, options.keptByStop ?? false)) return this.droppedLate(options);
     const lane: Lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set() };
     if (lane.jobs.size >= this.options.maxWaiting) return undefined;
     // Each job has its own signal: a stop aborts the running job's, and a job queued after the
@@ -301,9 +322,9 @@ export class HandOverLanes {
     if (entry.kind === "stop") {
       // What the person sent before their stop is stopped too: never handed over after it, here
       // or in another process.
-      const dropped = this.stopLane(key, entry.position).length;
+      const dropped = this.stopLane(key, entry.position);
       this.options.stopsElsewhere?.announce(key, entry.position);
-      await entry.answer(dropped);
+      await entry.answer((await this.toTell(dropped)).length);
       return ANSWERED;
     }
     // A command sent before a stop already taken goes to the lane, which drops it unless kept.
@@ -323,11 +344,13 @@ export class HandOverLanes {
             keptByStop: keptByStop(entry.name),
             tell: entry.tell,
             redelivered: entry.redelivered,
+            claimDrop: entry.claimDrop,
             position: entry.position,
           })
         : this.enqueue(key, entry.handOver, {
             tell: entry.tell,
             redelivered: entry.redelivered,
+            claimDrop: entry.claimDrop,
             position: entry.position,
           });
     return handedOver ? { kind: "queued", handedOver } : FULL;
@@ -362,7 +385,9 @@ export class HandOverLanes {
       { dropped: dropped.length },
       "hand-over lane cancelled by a stop taken elsewhere",
     );
-    await this.tellDropped(dropped.find((signal) => signal.tell !== undefined)?.tell, dropped.length);
+    const told = await this.toTell(dropped);
+    if (told.length > 0)
+      await this.tellDropped(told.find((signal) => signal.tell !== undefined)?.tell, told.length);
   }
 
   /**
@@ -414,10 +439,29 @@ export class HandOverLanes {
     return mark !== undefined && position !== undefined && position < mark.through;
   }
 
-  /** A job sent before a stop already taken: never run; its sender is told it was dropped. */
-  private async droppedLate(tell: TellSender | undefined): Promise<void> {
+  /** A job sent before a stop already taken: never run; its sender is told it was dropped (ClaimDrop). */
+  private async droppedLate(options: JobOptions): Promise<void> {
     this.options.logger.info("hand-over dropped: its message was sent before a stop already taken");
-    await this.tellDropped(tell, 1);
+    if (await this.claims(options.claimDrop)) await this.tellDropped(options.tell, 1);
+  }
+
+  /** Of the jobs a stop dropped, those whose sender is told of them (each one's drop claimed: ClaimDrop). */
+  private async toTell(dropped: readonly JobSignal[]): Promise<readonly JobSignal[]> {
+    const claimed = await Promise.all(dropped.map((signal) => this.claims(signal.claimDrop)));
+    return dropped.filter((_, index) => claimed[index]);
+  }
+
+  /** Whether a dropped job's sender is told of it: `claimDrop`'s answer, yes without one or when it fails (logged). */
+  private async claims(claimDrop: ClaimDrop | undefined): Promise<boolean> {
+    try {
+      return (await claimDrop?.()) ?? true;
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error },
+        "could not tell whether a dropped message was handed over elsewhere",
+      );
+      return true;
+    }
   }
 
   /** Tell a stopped sender that `count` of their messages were dropped; a failure is logged. */

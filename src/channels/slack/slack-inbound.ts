@@ -11,7 +11,10 @@
  * messages in the thread. A command typed as a message (no files) is handed over at once, unless
  * its sender's lane is busy and it may change what their earlier message meets ("new", "mode
  * …"): then it waits there (answeredAtOnce); their "stop" cancels their lane, and they are told
- * what it dropped — in every process, when several share one store (lane-stop-broadcast.ts).
+ * what it dropped — in every process, when several share one store (lane-stop-broadcast.ts),
+ * once per post: a dropped post is claimed in the session layer's record of deliveries under its
+ * channel + ts first (hand-over-lanes.ts ClaimDrop), so its twin read in another process, or a
+ * redelivery of it handed over elsewhere, is dropped without a second or a false note.
  * There a message's place in its sender's stream (LanePosition) is its ts: unique and increasing
  * within a channel, which every message of one lane shares, so a stop in one process cancels in
  * another only what was sent before it (positionOf). An edit's app_mention (a mention added to a
@@ -44,6 +47,7 @@ import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
 import { parseTextCommand } from "../../core/text-commands.js";
 import {
+  type ClaimDrop,
   droppedNote,
   HandOverLanes,
   LANE_FULL,
@@ -273,14 +277,16 @@ export class SlackInbound {
    */
   private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
     const tell: TellSender = (text) => this.post(target, text);
+    // Claimed under channel + ts, the id its twins and redeliveries share, which `receive` records.
+    const claimDrop: ClaimDrop = () => this.deps.service.firstDelivery([postDedupeKey(event)]);
     const position = event.edited ? undefined : positionOf(event.ts);
     const command = event.files?.length
       ? undefined
       : parseTextCommand(messageText(event, this.deps.bot.userId));
-    if (!command) return { kind: "message", handOver, tell, position };
+    if (!command) return { kind: "message", handOver, tell, claimDrop, position };
     if (!command.ok) return { kind: "at-once", handOver };
     if (command.command.name !== "stop")
-      return { kind: "command", name: command.command.name, handOver, tell, position };
+      return { kind: "command", name: command.command.name, handOver, tell, claimDrop, position };
     return {
       kind: "stop",
       position,
@@ -354,7 +360,7 @@ export class SlackInbound {
       dedupeKeys: [
         ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
         ...(usableClientMsgId(event.client_msg_id) ? [`slack:msg:${event.client_msg_id}`] : []),
-        `slack:${event.channel}:${event.ts}`,
+        postDedupeKey(event),
       ],
       target,
       user,
@@ -434,6 +440,11 @@ export class SlackInbound {
       this.deps.logger.warn({ err: describeError(error) }, "slack refusal could not be delivered");
     }
   }
+}
+
+/** The dedupe id every delivery of one post shares (its twins, Slack's retries): channel + ts. */
+function postDedupeKey(event: MessageEvent): string {
+  return `slack:${event.channel}:${event.ts}`;
 }
 
 /**

@@ -431,4 +431,55 @@ describe("HandOverLanes", () => {
     expect(await sentBefore("lane 0")).toBe(true);
     expect(lines.filter((line) => line.includes("this stop keeps no mark"))).toEqual([]);
   });
+
+  it("a stop tells of the messages it dropped only once it claims their drop, and a late one likewise", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+    const reading = gate();
+    const claimed: string[] = [];
+    const claim = (id: string, answer: boolean | Error) => async () => {
+      claimed.push(id);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    };
+    const ran: string[] = [];
+    const message = (id: string, answer: boolean | Error, position: number) =>
+      lanes.route("alice", {
+        kind: "message",
+        position,
+        tell: quiet,
+        claimDrop: claim(id, answer),
+        handOver: async (signal) => {
+          await reading.promise;
+          if (signal.handingOver()) ran.push(id);
+        },
+      });
+    // Her twin read elsewhere and told there, one not, one whose claim fails (told, to be safe).
+    await message("twin told elsewhere", false, 100);
+    await message("mine", true, 110);
+    await message("unknown", new Error("store unreachable"), 120);
+    const answers: number[] = [];
+    await lanes.route("alice", { kind: "stop", position: 150, answer: async (n) => void answers.push(n) });
+    reading.open();
+    await lanes.idle();
+    expect(answers).toEqual([2]);
+    expect(claimed).toEqual(["twin told elsewhere", "mine", "unknown"]);
+
+    // Late, sent before the stop: a retry of one handed over elsewhere is dropped without a word.
+    const told: string[] = [];
+    for (const [id, answer] of [
+      ["retry handed over elsewhere", false],
+      ["late", true],
+    ] as const) {
+      const routed = await lanes.route("alice", {
+        kind: "message",
+        position: 130,
+        tell: async (text) => void told.push(`${id}: ${text}`),
+        claimDrop: claim(id, answer),
+        handOver: async () => void ran.push(id),
+      });
+      if (routed.kind === "queued") await routed.handedOver;
+    }
+    expect(told).toEqual([`late: ${droppedNote(1)}`]);
+    expect(ran).toEqual([]);
+  });
 });
