@@ -1,7 +1,7 @@
 /**
  * How the service itself touches files in the workspace: the files people send (saved by the
- * channels, read back for the model, their PDF text extracted beside them), AGENTS.md, the files
- * send_file uploads, and the skills save_skill writes. The service runs outside the sandbox, while
+ * channels, read back for the model, their PDF text extracted beside them), AGENTS.md, and the files
+ * send_file uploads. The service runs outside the sandbox, while
  * the agent's shell may change anything in the workspace: a folder on the way may have become a
  * symbolic link to anywhere (uploads/<session> → ~/.ssh), or the file's own name one (Telegram
  * message ids are predictable). So the service confines such a path as the file tools do (inside
@@ -35,17 +35,15 @@ export function refusalReason(error: unknown): string | undefined {
 
 /**
  * Write `data` as the file at workspace-relative `relative`; the workspace folder and the parents
- * are made when missing. `createMode`: the mode bits the file gets when new (writeChecked).
- * Throws when the path is unsafe.
+ * are made when missing. Throws when the path is unsafe.
  */
 export async function saveInWorkspace(
   workspace: WorkspacePaths,
   relative: string,
   data: Uint8Array | string,
-  createMode?: number,
 ): Promise<void> {
   await mkdir(workspace.root, { recursive: true });
-  await writeChecked(await workspace.resolve(relative), data, createMode);
+  await writeChecked(await workspace.resolve(relative), data);
 }
 
 /**
