@@ -1,8 +1,9 @@
 /**
- * The shared-mode (several processes on one store) write path of ChannelBuffer: committing a
- * head only over the head it was read from (compare-and-set), dropping a buffer by deleting
- * only the head it read (compare-and-delete) and then that head's pages, and starting an attempt
- * again when another process moved the head on meanwhile. Kept apart from ChannelBuffer because
+ * The write paths of ChannelBuffer that another process may race: committing a head only over
+ * the head it was read from (compare-and-set; shared mode, several processes on one store),
+ * dropping a buffer by deleting only the head it read (compare-and-delete) and then that head's
+ * pages (in both modes: a single process drops through it too), and starting an attempt again
+ * when another process moved the head on meanwhile. Kept apart from ChannelBuffer because
  * it is the one place where writes can lose to another process's, and where the pages a lost or
  * failed write made must be cleaned up.
  */

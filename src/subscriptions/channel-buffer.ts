@@ -25,8 +25,8 @@
  * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
  * forgotten-entry counts) in channel-buffer-read.ts, how a batch of appends becomes the next head
  * and pages (seqs, caps, pages to write and replace) in channel-buffer-append-batch.ts, and the
- * shared-mode compare-and-set commit, compare-and-delete drop and retry loop in
- * channel-buffer-shared.ts.
+ * shared-mode compare-and-set commit, the compare-and-delete drop (both modes) and the retry
+ * loop in channel-buffer-shared.ts.
  */
 import { randomBytes } from "node:crypto";
 import { describeProblems } from "../core/schema-problems.js";

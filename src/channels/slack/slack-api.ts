@@ -1,7 +1,8 @@
 /**
  * The Web API clients the channel talks through, and how their failures are read. Two clients
- * with the same token and base URL: `api` for posts, cards and final updates, `edits` for
- * best-effort live edits. Both reject rate-limited calls instead of pausing their whole queue
+ * with the bot token and the same base URL: `api` for posts, cards and final updates, `edits` for
+ * best-effort live edits; and a third, createOneTryClient, the Socket Mode client's (with the app
+ * token), each call tried once as its reconnect loop retries on its own terms. All reject rate-limited calls instead of pausing their whole queue
  * (the SDK default), so one busy channel never stalls the others: `callWithRetry` waits out
  * Retry-After for the calls that must land, and live edits simply skip a beat.
  */
