@@ -6,9 +6,12 @@
  * and the use cannot redirect the access outside. The opened file's identity (dev + inode) must
  * be the one the check saw; FIFOs and devices are refused; a write never goes through a hard
  * link (nlink > 1) and lands via a temporary file renamed over the target in the same directory.
- * Without /proc the walk falls back to absolute paths with O_NOFOLLOW on each component, and a
- * walk from a folder held open (AnchoredPath) first checks that its name still leads to the held
- * folder (dev + inode), refusing a folder swapped for a link since it was opened. A folder
+ * Linux (with /proc) is sound. Without /proc (Node has no openat) this narrows the window but
+ * does not close it: the walk falls back to absolute paths with O_NOFOLLOW on each component, and
+ * a walk from a folder held open (AnchoredPath) first checks once that its name still leads to the
+ * held folder (dev + inode), refusing a folder swapped for a link since it was opened; but the
+ * walk and the write after that check go by absolute path again, so a folder swapped for a link
+ * between the check and them can still send the access outside. A folder
  * is removed the same way (AnchoredDir.removeDir): each sub-folder opened relative to its parent,
  * a link removed as a link, never followed.
  */
@@ -78,14 +81,21 @@ export class AnchoredDir {
   /**
    * A new handle on this same directory, to start a walk the walk closes. Without /proc it is
    * opened by the name the directory had, so it must be the held one (dev + inode), or the walk is
-   * refused: its folder was swapped (for a link, say) since it was opened.
+   * refused: its folder was swapped (for a link, say) since it was opened. That is checked once,
+   * here: the walk after it goes by that name again, so a swap after the check is not caught
+   * (module header: narrowed, not closed, without /proc).
    */
   async again(shown: string): Promise<AnchoredDir> {
     const reopened = new AnchoredDir(await open(this.child("."), DIRECTORY_FLAGS), this.absolute);
-    const [held, found] = await Promise.all([this.stat(), reopened.stat()]);
-    if (held.dev === found.dev && held.ino === found.ino) return reopened;
-    await reopened.close();
-    throw swapped(shown);
+    let same = false;
+    try {
+      const [held, found] = await Promise.all([this.stat(), reopened.stat()]);
+      same = held.dev === found.dev && held.ino === found.ino;
+    } finally {
+      if (!same) await reopened.close();
+    }
+    if (!same) throw swapped(shown);
+    return reopened;
   }
 
   /** Open the sub-directory `name` without following a symlink there; `create` makes it when missing. */
@@ -227,9 +237,18 @@ async function inParentDir<T>(
   }
 }
 
-/** Open the checked directory `file` itself (for listing and searching), or throw. */
-export async function openCheckedDir(file: ResolvedPath): Promise<AnchoredDir> {
-  const dir = await walkTo(await AnchoredDir.openRoot(file.root), componentsOf(file), file.display, false);
+/**
+ * Open the checked directory `file` itself (for listing and searching, or a writer working inside
+ * it relative to its handle), or throw. `create`: the folders missing on its way, and the folder
+ * itself, are made, each relative to the open folder above it, following no link (a missing path
+ * passes the check, paths.resolve, with no identity to hold it to).
+ */
+export async function openCheckedDir(
+  file: ResolvedPath,
+  options: { readonly create?: boolean } = {},
+): Promise<AnchoredDir> {
+  const first = await AnchoredDir.openRoot(file.root);
+  const dir = await walkTo(first, componentsOf(file), file.display, options.create ?? false);
   if (sameIdentity(await dir.stat(), file.identity)) return dir;
   await dir.close();
   throw swapped(file.display);
