@@ -22,8 +22,7 @@ import { lstat, mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { isMissing } from "../core/missing-file.js";
-import { writeChecked } from "../tools/files/anchored-fs.js";
-import { openMadeFolder } from "../tools/files/made-folder.js";
+import { openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { refuseCredentialPath } from "../tools/files/credential-paths.js";
@@ -283,7 +282,7 @@ const FILE_MODE = 0o666;
 
 /**
  * Write the skill's folder beside its destination, then rename it into place. The skills folder
- * is confined and opened once (made when missing), the staging folder made and opened relative to
+ * is confined and opened once (made when missing, each folder relative to the one above it), the staging folder made and opened relative to
  * it, and every file written relative to that open staging folder (writeChecked walks from its
  * handle), following no link; the renames name the skills folder by its handle. So a command of another session
  * swapping a folder for a link meanwhile cannot send a write or a rename out of the workspace.
@@ -305,7 +304,7 @@ async function writeSkill(
     { path: SKILL_FILE, content: plan.skillFile, mode: FILE_MODE },
   ];
   await mkdir(paths.root, { recursive: true });
-  const parent = await openMadeFolder(paths, skillsDir);
+  const parent = await openCheckedDir(await paths.resolve(skillsDir), { create: true });
   /** Remove the save's `folder`, logging a failure (skill-save-leftovers.ts removes it at the next start). */
   const removeLeft = (folder: string) =>
     parent.removeDir(folder, path.join(skillsDir, folder)).catch((error: unknown) => {

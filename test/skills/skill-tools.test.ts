@@ -299,12 +299,13 @@ describe("save_skill", () => {
     mkdirSync(path.dirname(fixture.workspaceSkills), { recursive: true });
     const real = createWorkspacePaths({ root: fixture.workspace });
     let planted = false;
-    // Another session's command plants the link once the save has checked the folder above it.
+    let checks = 0;
+    // Another session's command plants the link once the save's write has checked the (missing) folder.
     const planting: WorkspacePaths = {
       ...real,
       async resolve(input) {
         const resolved = await real.resolve(input);
-        if (input === path.dirname(path.relative(fixture.workspace, fixture.workspaceSkills))) {
+        if (input === path.relative(fixture.workspace, fixture.workspaceSkills) && ++checks === 2) {
           symlinkSync(outside, fixture.workspaceSkills);
           planted = true;
         }
