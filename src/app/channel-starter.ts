@@ -12,7 +12,7 @@
 import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
 import type { UploadGate } from "../attachments/upload-gate.js";
 import type { ChannelAdapter, ChannelHooks } from "../channels/channel-adapter.js";
-import type { LaneStopCoordination } from "../channels/shared/lane-stop-broadcast.js";
+import type { LaneStopsOption } from "../channels/shared/lane-stop-broadcast.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationService } from "../sessions/contracts.js";
@@ -25,7 +25,7 @@ import { startOrStop } from "./start-or-stop.js";
 import type { WakeAccess } from "./wake-access.js";
 
 /** What every adapter is built with, whatever its platform. */
-export interface AdapterBase extends Required<ChannelHooks> {
+export interface AdapterBase extends Required<ChannelHooks>, LaneStopsOption {
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Where files people send are saved (under `<workspaceRoot>/uploads/`: core/upload-folders.ts). */
@@ -35,11 +35,6 @@ export interface AdapterBase extends Required<ChannelHooks> {
   readonly attachments: AttachmentIntake;
   /** Asked before each file people send is downloaded: bytes per person per day, free disk space. */
   readonly uploads: UploadGate;
-  /**
-   * Several processes on one store: where a person's stop is announced, so it also drops what they
-   * sent before it that another process is still reading (lane-stop-broadcast.ts). None without.
-   */
-  readonly laneStops?: LaneStopCoordination;
 }
 
 /** A platform's part: whether the config names it, and how the config becomes its adapter. */

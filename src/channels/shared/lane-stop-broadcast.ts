@@ -13,9 +13,10 @@
  * skips its own announcements: its lane was cancelled as the stop came, and a message its sender
  * sent after the stop may be in it by the time the echo arrives. A message that is not an
  * announcement is logged and ignored. Built only with shared coordination: one process announces
- * nothing. A `close` while `listen` still subscribes undoes that subscription once it is made (a
- * start aborted meanwhile leaves nothing listening), and a failed subscribe is forgotten, so the
- * next `listen` (a channel's start tried again) subscribes afresh.
+ * nothing (laneStopsOf, which each channel builds its lanes' broadcast with). A `close` while
+ * `listen` still subscribes undoes that subscription once it is made (a start aborted meanwhile
+ * leaves nothing listening), and a failed subscribe is forgotten, so the next `listen` (a
+ * channel's start tried again) subscribes afresh.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
@@ -38,6 +39,27 @@ const announcementSchema = z.object({
   lane: z.string().min(1).max(1000),
   position: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
 });
+
+/** How a channel is given its lane stops (every channel's options, and AdapterBase that builds them). */
+export interface LaneStopsOption {
+  /**
+   * Several processes on one store: where a person's stop is announced, so it also drops what they
+   * sent before it that another process is still reading (see module comment). None without.
+   */
+  readonly laneStops?: LaneStopCoordination | undefined;
+}
+
+/**
+ * A channel's lanes' stops elsewhere (HandOverLanes `stopsElsewhere`): a broadcast of `platform`'s
+ * stops on the channel's `laneStops`, none without them (one process).
+ */
+export function laneStopsOf(
+  { laneStops }: LaneStopsOption,
+  platform: string,
+  logger: Logger,
+): StopsElsewhere | undefined {
+  return laneStops && new LaneStopBroadcast({ coordination: laneStops, platform, logger });
+}
 
 export interface LaneStopBroadcastOptions {
   readonly coordination: LaneStopCoordination;

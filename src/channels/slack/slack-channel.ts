@@ -19,7 +19,7 @@ import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import type { LaneStopOptions } from "../shared/hand-over-lanes.js";
-import { LaneStopBroadcast, type LaneStopCoordination } from "../shared/lane-stop-broadcast.js";
+import { laneStopsOf, type LaneStopsOption } from "../shared/lane-stop-broadcast.js";
 import { AccessPolicy } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
 import { createBoltApp } from "./slack-bolt-app.js";
@@ -71,7 +71,7 @@ const optionsSchema = z
     message: "Slack needs an app token (Socket Mode) or a signing secret (HTTP Events API)",
   });
 
-export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
+export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks, LaneStopsOption {
   readonly botToken: string;
   /** xapp-… token: Socket Mode. Without it, the HTTP Events API with `signingSecret`. */
   readonly appToken?: string;
@@ -107,11 +107,6 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
    * /coworker there) is shared, so a command acts on it whichever process saw it. Memory without.
    */
   readonly sharedLatestThreads?: KeyValueSpace;
-  /**
-   * Several processes on one store: where a person's stop is announced, so it also drops what they
-   * sent before it that another process is still reading (lane-stop-broadcast.ts). None without.
-   */
-  readonly laneStops?: LaneStopCoordination;
 }
 
 /** The Slack ChannelAdapter (see the module comment). */
@@ -263,9 +258,7 @@ export class SlackChannel implements ChannelAdapter {
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
       laneStop: o.laneStop,
-      stopsElsewhere:
-        o.laneStops &&
-        new LaneStopBroadcast({ coordination: o.laneStops, platform: this.platform, logger: this.logger }),
+      stopsElsewhere: laneStopsOf(o, this.platform, this.logger),
     });
     this.inbound = inbound;
     const interactions = new SlackInteractions({

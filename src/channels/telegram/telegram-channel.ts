@@ -42,7 +42,7 @@ import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import { AlbumCollector, type AlbumOptions } from "./telegram-albums.js";
 import { HandOverLanes, LANE_MAX_WAITING, type LaneStopOptions } from "../shared/hand-over-lanes.js";
-import { LaneStopBroadcast, type LaneStopCoordination } from "../shared/lane-stop-broadcast.js";
+import { laneStopsOf, type LaneStopsOption } from "../shared/lane-stop-broadcast.js";
 import { HandOverWaits } from "./telegram-hand-over-waits.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
@@ -55,7 +55,7 @@ import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
 import { SendScheduler, type SendLimits } from "./telegram-throttle.js";
 import { type WebhookOptions, WebhookReceiver } from "./telegram-webhook.js";
 
-export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks {
+export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks, LaneStopsOption {
   readonly botToken: string;
   /** Bot API root (TELEGRAM_API_ROOT), no trailing slash; https://api.telegram.org by default. */
   readonly apiRoot?: string;
@@ -102,12 +102,6 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly clock?: Clock;
   /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
   readonly laneStop?: Omit<LaneStopOptions, "clock">;
-  /**
-   * Several processes on one store (webhook mode: any of them takes an update): where a person's
-   * stop is announced, so it also drops what they sent before it that another process is still
-   * reading (lane-stop-broadcast.ts). None without.
-   */
-  readonly laneStops?: LaneStopCoordination;
 }
 
 const deadlineMs = z
@@ -183,9 +177,7 @@ export class TelegramChannel implements ChannelAdapter {
       maxWaiting: LANE_MAX_WAITING,
       logger,
       stop: { ...options.laneStop, clock },
-      stopsElsewhere:
-        options.laneStops &&
-        new LaneStopBroadcast({ coordination: options.laneStops, platform: this.platform, logger }),
+      stopsElsewhere: laneStopsOf(options, this.platform, logger),
     });
     this.bot = new Bot(options.botToken, {
       client: { apiRoot, fetch: telegramFetch },
