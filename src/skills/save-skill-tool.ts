@@ -21,8 +21,8 @@ import { randomBytes } from "node:crypto";
 import { lstat, mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { isMissing } from "../core/missing-file.js";
-import { openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
+import { hidesText } from "../core/hidden-characters.js";
+import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { refuseCredentialPath } from "../tools/files/credential-paths.js";
@@ -45,7 +45,7 @@ export const SAVED_FILES_MAX = 20;
 export const SAVED_FILE_MAX_BYTES = 256 * 1024;
 
 /** Deepest folder nesting of a bundled file, so every saved folder can be removed (AnchoredDir.removeDir). */
-export const SAVED_PATH_FOLDERS_MAX = 10;
+const SAVED_PATH_FOLDERS_MAX = 10;
 /** Longest name of one folder or file of a bundled path, in bytes (the file systems' own limit). */
 const SAVED_NAME_MAX_BYTES = 255;
 /** Longest bundled path, in bytes. */
@@ -54,18 +54,16 @@ const SAVED_PATH_MAX_BYTES = 1024;
 /**
  * Characters a bundled path may not hold, because the card shows the path: control characters
  * and line or paragraph separators (a line break there would write lines of its own into the
- * card), and the marks that reorder or redirect the text shown after them (bidirectional
- * overrides, isolates and marks).
+ * card), and the characters that hide or reorder the text around them (core/hidden-characters.ts,
+ * the set the channels reveal).
  */
 function spoofsTheCard(value: string): boolean {
   for (const char of value) {
     const code = char.codePointAt(0) ?? 0;
     if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
-    if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return true;
-    if (code === 0x200e || code === 0x200f || code === 0x061c) return true;
     if (code === 0x2028 || code === 0x2029) return true;
   }
-  return false;
+  return hidesText(value);
 }
 
 /**
@@ -192,7 +190,8 @@ function oversizedAdvice({ shown, size, limit }: OversizedFileError): string {
  */
 async function skillFolderAt(entry: string, shown: string): Promise<FileIdentity | undefined> {
   const stats = await lstat(entry).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
+    if (errorCode(error) === "ENOTDIR") throw notAFolder(path.dirname(shown));
     throw error;
   });
   if (stats === undefined) return undefined;
@@ -205,6 +204,40 @@ async function skillFolderAt(entry: string, shown: string): Promise<FileIdentity
       `${shown} is not a folder; save_skill will not replace it (remove it, or save under another name)`,
     );
   return { dev: stats.dev, ino: stats.ino };
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** The refusal of a skills folder that is a file (or has one on its way): no skill is saved in it. */
+function notAFolder(shownSkills: string): Error {
+  return new Error(
+    `${shownSkills} is not a folder (it, or a folder on its way, is a file), so no skill can be saved in it; remove the file, or move it away`,
+  );
+}
+
+/**
+ * Refuse a bundled path that is a folder of another (`a` and `a/b`, SKILL.md and `SKILL.md/x`):
+ * one of the two could not be written. `listed` maps each path's key (as the listed-twice check
+ * reads it) to the path.
+ */
+function refuseFolderClash(listed: ReadonlyMap<string, string>): void {
+  for (const [key, file] of listed) {
+    const parts = key.split("/");
+    for (let depth = 1; depth < parts.length; depth++) {
+      const folder = listed.get(parts.slice(0, depth).join("/"));
+      if (folder !== undefined)
+        throw new Error(
+          `the file ${folder} would have to be the folder of ${file} too; give one of them another path`,
+        );
+    }
+  }
+}
+
+/** The key under which a case-folding file system takes `file` for one name. */
+function nameKey(file: string): string {
+  return file.normalize("NFC").toLowerCase();
 }
 
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {
@@ -226,12 +259,13 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
   const dir = path.join(skills.absolute, args.name);
   const shownDir = path.join(skills.display, args.name);
   const files: BundledFile[] = [];
-  const seen = new Set<string>();
+  // SKILL.md is written too: no bundled path may go below it.
+  const listed = new Map([[nameKey(SKILL_FILE), SKILL_FILE]]);
   for (const file of args.files ?? []) {
     // One file under two spellings a case-folding file system takes for one name is listed twice too.
-    const key = file.path.normalize("NFC").toLowerCase();
-    if (seen.has(key)) throw new Error(`the file ${file.path} is listed twice`);
-    seen.add(key);
+    const key = nameKey(file.path);
+    if (listed.has(key)) throw new Error(`the file ${file.path} is listed twice`);
+    listed.set(key, file.path);
     // The file tools' rule for credential files: a skill bundles no key or secrets file either.
     refuseCredentialPath(path.join(dir, file.path), skills.root, `${shownDir}/${file.path}`);
     if (file.content !== undefined) files.push({ path: file.path, content: file.content, executable: false });
@@ -239,6 +273,7 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
       files.push({ path: file.path, ...(await copiedFile(paths, file.from ?? "")) });
     }
   }
+  refuseFolderClash(listed);
   return {
     dir,
     shownDir,
@@ -304,7 +339,7 @@ async function writeSkill(
     { path: SKILL_FILE, content: plan.skillFile, mode: FILE_MODE },
   ];
   await mkdir(paths.root, { recursive: true });
-  const parent = await openCheckedDir(await paths.resolve(skillsDir), { create: true });
+  const parent = await openSkillsFolder(paths, skillsDir);
   /** Remove the save's `folder`, logging a failure (skill-save-leftovers.ts removes it at the next start). */
   const removeLeft = (folder: string) =>
     parent.removeDir(folder, path.join(skillsDir, folder)).catch((error: unknown) => {
@@ -353,6 +388,16 @@ async function writeSkill(
     }
   } finally {
     await parent.close();
+  }
+}
+
+/** The skills folder `skillsDir`, confined, held open and made when missing; a file there is refused. */
+async function openSkillsFolder(paths: WorkspacePaths, skillsDir: string): Promise<AnchoredDir> {
+  try {
+    return await openCheckedDir(await paths.resolve(skillsDir), { create: true });
+  } catch (error) {
+    if (errorCode(error) === "ENOTDIR") throw notAFolder(skillsDir);
+    throw error;
   }
 }
 

@@ -337,9 +337,8 @@ it("a save that fails and cannot remove its staging folder reports its own error
   const files = [
     // A staging folder nested over 100 deep is one AnchoredDir.removeDir refuses to remove.
     { path: `${Array.from({ length: 102 }, () => "d").join("/")}/deep.txt`, content: "deep\n" },
-    { path: "notes", content: "a file\n" },
-    // Its folder "notes" is the file just written: the save fails here.
-    { path: "notes/more.txt", content: "more\n" },
+    // A path the schema refuses (execute is called here without it), the write refuses too: the save fails here.
+    { path: "notes/../more.txt", content: "more\n" },
   ];
   const result = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace }), {
     onSaved,
@@ -347,7 +346,7 @@ it("a save that fails and cannot remove its staging folder reports its own error
   }).execute({ name: "tooling", description: "d", instructions: "steps", files }, SKILL_CALL_CONTEXT);
   expect(result).toMatchObject({
     ok: false,
-    output: expect.stringMatching(/^The skill was not saved: ENOTDIR/),
+    output: expect.stringMatching(/^The skill was not saved: .*not a plain path below its folder/),
   });
   expect(onSaved).not.toHaveBeenCalled();
   expect(folders()).toHaveLength(1);

@@ -4,14 +4,10 @@
  * that would draw the card's lines, nests no deeper than a folder can be removed, and names no
  * credential file (the file tools' rule); inline content is limited in bytes, not characters.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import {
-  createSaveSkillTool,
-  SAVED_FILE_MAX_BYTES,
-  SAVED_PATH_FOLDERS_MAX,
-} from "../../src/skills/save-skill-tool.js";
+import { createSaveSkillTool, SAVED_FILE_MAX_BYTES } from "../../src/skills/save-skill-tool.js";
 import { toolWorkspace } from "../tools/support/tool-workspace.js";
 import { skillsFixture, SKILL_CALL_CONTEXT } from "./support.js";
 
@@ -60,6 +56,9 @@ it("a path with a control character or a text-direction mark is refused", () => 
   ])
     expect(takes([{ path: bad, content: "x" }]), JSON.stringify(bad)).toBe(false);
   expect(takes([{ path: "a\u2028b.md", content: "x" }])).toBe(false);
+  // The zero-width characters the channels reveal (core/hidden-characters.ts) are refused too.
+  for (const hidden of ["\u200B", "\u2060", "\uFEFF"])
+    expect(takes([{ path: `run${hidden}.sh`, content: "x" }]), JSON.stringify(hidden)).toBe(false);
   expect(takes([{ path: "notes-é.md", content: "x" }])).toBe(true);
 });
 
@@ -69,8 +68,22 @@ it("SKILL.md in any case is no bundled file (a case-folding file system has one 
   expect(takes([{ path: "docs/skill.md", content: "x" }])).toBe(true);
 });
 
+/** The deepest folder nesting a bundled path may have, as the refusal of a deeper one says it. */
+function foldersMax(): number {
+  const deep = { path: `${"d/".repeat(200)}x.txt`, content: "x" };
+  const parsed = saveTool().inputSchema.safeParse({
+    name: "tooling",
+    description: "d",
+    instructions: "s",
+    files: [deep],
+  });
+  const found = /at most (\d+) folders deep/.exec(parsed.error?.message ?? "");
+  if (found === null) throw new Error(`no depth limit in ${parsed.error?.message}`);
+  return Number(found[1]);
+}
+
 it("a path nested deeper than the limit, a name over 255 bytes and a path over 1 KB are refused", () => {
-  const within = `${Array.from({ length: SAVED_PATH_FOLDERS_MAX }, () => "d").join("/")}/x.txt`;
+  const within = `${Array.from({ length: foldersMax() }, () => "d").join("/")}/x.txt`;
   expect(takes([{ path: within, content: "x" }])).toBe(true);
   expect(takes([{ path: `d/${within}`, content: "x" }])).toBe(false);
   expect(takes([{ path: `${"é".repeat(128)}.md`, content: "x" }])).toBe(false);
@@ -111,4 +124,43 @@ it("a bundled private key or secrets file is refused as the file tools refuse it
     ),
   ).rejects.toThrow(/private key/);
   expect(existsSync(path.join(fixture.workspaceSkills, "tooling"))).toBe(false);
+});
+
+it("a bundled path that is the folder of another (a and a/b, SKILL.md and SKILL.md/x) is refused before the card, in words", async () => {
+  fixture = await skillsFixture();
+  for (const files of [
+    [
+      { path: "a", content: "x" },
+      { path: "a/b", content: "y" },
+    ],
+    [
+      { path: "A/b", content: "y" },
+      { path: "a", content: "x" },
+    ],
+    [{ path: "SKILL.md/x", content: "y" }],
+  ]) {
+    const args = { name: "tooling", description: "d", instructions: "steps", files };
+    await expect(saveTool().preview!(args, SKILL_CALL_CONTEXT)).rejects.toThrow(
+      /would have to be the folder of/,
+    );
+    const saved = await saveTool().execute(args, SKILL_CALL_CONTEXT);
+    expect(saved.ok).toBe(false);
+    expect(saved.output).toMatch(/would have to be the folder of/);
+    expect(saved.output).not.toMatch(/ENOTDIR|EEXIST|EISDIR/);
+  }
+  expect(existsSync(path.join(fixture.workspaceSkills, "tooling"))).toBe(false);
+});
+
+it("a file where the skills folder goes is refused in words, never carded as a new skill's save", async () => {
+  fixture = await skillsFixture();
+  mkdirSync(path.dirname(fixture.workspaceSkills), { recursive: true });
+  writeFileSync(fixture.workspaceSkills, "not a folder");
+  const args = { name: "tooling", description: "d", instructions: "steps" };
+  await expect(saveTool().preview!(args, SKILL_CALL_CONTEXT)).rejects.toThrow(
+    ".coworker/skills is not a folder",
+  );
+  const saved = await saveTool().execute(args, SKILL_CALL_CONTEXT);
+  expect(saved.ok).toBe(false);
+  expect(saved.output).toContain(".coworker/skills is not a folder");
+  expect(saved.output).not.toContain("ENOTDIR");
 });
