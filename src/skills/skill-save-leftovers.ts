@@ -29,7 +29,7 @@ import type { Logger } from "../logging/logger.js";
 import type { AnchoredDir } from "../tools/files/anchored-fs.js";
 import { asideSkillFolder, asideSkillName, parseSaveFolder, type SaveFolder } from "./skill-save-folders.js";
 import type { SkillSource } from "./skill.js";
-import { openWorkspaceSkillFolder } from "./workspace-skill-access.js";
+import { type OpenedSkillFolder, openWorkspaceSkillFolder } from "./workspace-skill-access.js";
 
 /**
  * How long a staging or aside folder is left alone after it last changed. Several processes may
@@ -76,7 +76,7 @@ async function clearSource(
   root: string,
   options: LeftoverCleanupOptions,
 ): Promise<void> {
-  let opened: { readonly dir: AnchoredDir; readonly shown: string };
+  let opened: OpenedSkillFolder;
   try {
     opened = await openWorkspaceSkillFolder(source, { root, offLimits: options.offLimits });
   } catch (error) {
@@ -87,9 +87,9 @@ async function clearSource(
       );
     return;
   }
-  const { dir: skills, shown } = opened;
+  const { dir: skills, resolved } = opened;
   try {
-    await clearIn(skills, shown, options);
+    await clearIn(skills, resolved.display, options);
   } catch (error) {
     options.logger?.warn({ dir: source.dir, err: error }, "skills: could not clear leftovers of save_skill");
   } finally {

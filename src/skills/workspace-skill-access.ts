@@ -91,29 +91,28 @@ function sourcePaths(workspace: SkillWorkspace): WorkspacePaths {
   return conversationPaths(createWorkspacePaths(workspace), undefined);
 }
 
-/** The source folder as confined, and held open. */
-interface OpenedSource {
+/** A skill source folder as confined (`resolved.display`: its path as the workspace shows it), and held open. */
+export interface OpenedSkillFolder {
   readonly resolved: ResolvedPath;
   readonly dir: AnchoredDir;
 }
 
 /** The source folder itself, confined through `paths` and held open by the anchored walk. */
-async function openSourceFolder(paths: WorkspacePaths, source: SkillSource): Promise<OpenedSource> {
+async function openSourceFolder(paths: WorkspacePaths, source: SkillSource): Promise<OpenedSkillFolder> {
   const resolved = await paths.resolve(path.relative(paths.root, source.dir));
   return { resolved, dir: await openCheckedDir(resolved) };
 }
 
 /**
  * The workspace's skill source folder, confined to `workspace` and held open as every access here
- * holds it (module header), with its path as the workspace shows it; the caller closes it. Throws
- * when it is refused or cannot be opened (isMissing when it is not there).
+ * holds it (module header); the caller closes it. Throws when it is refused or cannot be opened
+ * (isMissing when it is not there).
  */
-export async function openWorkspaceSkillFolder(
+export function openWorkspaceSkillFolder(
   source: SkillSource,
   workspace: SkillWorkspace,
-): Promise<{ readonly dir: AnchoredDir; readonly shown: string }> {
-  const { resolved, dir } = await openSourceFolder(sourcePaths(workspace), source);
-  return { dir, shown: resolved.display };
+): Promise<OpenedSkillFolder> {
+  return openSourceFolder(sourcePaths(workspace), source);
 }
 
 /**
@@ -164,7 +163,7 @@ export function workspaceSkillAccess(source: SkillSource, workspace: SkillWorksp
   };
   return Object.freeze({
     async withFolder<T>(use: (folder: SkillFolder) => Promise<T>): Promise<T | undefined> {
-      let opened: OpenedSource;
+      let opened: OpenedSkillFolder;
       try {
         opened = await openSourceFolder(paths, source);
       } catch (error) {
