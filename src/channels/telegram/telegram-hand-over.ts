@@ -10,7 +10,9 @@
  *
  * An album arrives as several messages (telegram-albums.ts) and is handed over as one: every
  * item's file (at most the per-message file count, each through the upload gate), the items'
- * captions, and one dedupe key per item's update.
+ * captions, and one dedupe key per item's update (dedupeKeyOf). A stop's drop of a message is
+ * claimed under the same keys (claimDropped), so a redelivery of one handed over elsewhere is
+ * dropped without telling its sender.
  *
  * The person's own text, and the record of what they forwarded: a forward's words are someone
  * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in
@@ -57,6 +59,29 @@ export interface Delivered {
 /** The hand-over lane of `message`'s sender in its chat and topic. */
 export function laneOf(message: TelegramMessage): string {
   return `${message.chat.id}:${topicOf(message) ?? "-"}:${message.from?.id ?? "-"}`;
+}
+
+/**
+ * The id the session layer records `item`'s update under. A redelivered update keeps its
+ * update_id, and a message reaches the bot in exactly one update (edits come as other kinds, which
+ * start no turn): one key per message is enough. Update ids count per bot, so the key names the
+ * bot: another bot's token on the same store (within the two days ids are remembered) would
+ * otherwise have its first updates dropped.
+ */
+export function dedupeKeyOf(item: Delivered, bot: BotIdentity): string {
+  return `tg:${bot.id}:update:${item.updateId}`;
+}
+
+/**
+ * Claim the telling of a stop's drop of `items` (hand-over-lanes.ts ClaimDrop) in the session
+ * layer's record of deliveries, under the keys their hand-over records (dedupeKeyOf): false when
+ * one was handed over, in any process, or its drop was told already.
+ */
+export function claimDropped(
+  items: readonly Delivered[],
+  deps: Pick<HandOverDeps, "service" | "bot">,
+): Promise<boolean> {
+  return deps.service.firstDelivery(items.map((item) => dedupeKeyOf(item, deps.bot())));
 }
 
 /** The line the forwarder's own text holds for a forward: ids only, no name anyone chose. */
@@ -139,11 +164,7 @@ export async function handOver(
   // Nothing at all (no words, no file, no note about one) is no message.
   if (text === "" && files.length === 0 && attachments.length === 0) return;
   const result = await deps.service.receive({
-    // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
-    // update (edits come as other kinds, which start no turn): one key per message is enough.
-    // Update ids count per bot, so the key names the bot: another bot's token on the same store
-    // (within the two days ids are remembered) would otherwise have its first updates dropped.
-    dedupeKeys: items.map((item) => `tg:${deps.bot().id}:update:${item.updateId}`),
+    dedupeKeys: items.map((item) => dedupeKeyOf(item, deps.bot())),
     target,
     user: userOf(message.from!),
     // The person's words (and their own voice note's transcript) alone: the notes name files as

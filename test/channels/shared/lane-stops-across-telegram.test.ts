@@ -7,7 +7,10 @@
  * turn) and tells her in her chat that one message was dropped; her next message to A is handed
  * over as usual. A message she sent before her /stop (its message_id before the stop's) that
  * reaches A only after B announced the stop (a lagging delivery) is dropped there too, she is told
- * so, and what she sends after the stop goes through.
+ * so, and what she sends after the stop goes through. She is told only of a message never handed
+ * over: Telegram's redelivery of an update A handed over before her /stop (its answer lost),
+ * reaching B after the stop, is dropped there without a word (each drop is claimed in the session
+ * layer's record of deliveries, which both processes share).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -38,16 +41,19 @@ describe("telegram: a /stop taken by another process", () => {
   const processes = processesOnOneRedis();
   const { cleanup } = processes;
 
-  /** One process's Telegram channel on `tg`, its webhook on a port of its own, sharing the redis-server. */
+  /**
+   * One process's Telegram channel on `tg`, its webhook on a port of its own, sharing the
+   * redis-server; a session layer of its own unless `service` (one record of deliveries) is given.
+   */
   const processOn = async (
     tg: FakeTelegram,
     root: string,
-    attachments?: AttachmentIntake,
-    laneStops?: Coordination,
+    setup: { attachments?: AttachmentIntake; laneStops?: Coordination; service?: ScriptedService } = {},
   ) => {
-    const coordination = laneStops ?? (await processes.coordination());
+    const { attachments } = setup;
+    const coordination = setup.laneStops ?? (await processes.coordination());
     const store = processes.store();
-    const service = new ScriptedService();
+    const service = setup.service ?? new ScriptedService();
     const channel = withOutputs(
       new TelegramChannel(
         fakeTelegramChannelOptions(tg, {
@@ -74,7 +80,7 @@ describe("telegram: a /stop taken by another process", () => {
     const tg = await startFakeTelegram();
     cleanup.push(() => tg.close());
     const { root, attachments, transcribing, release } = await processes.gatedWorkspace("tg-lane-stops-");
-    const a = await processOn(tg, root, attachments);
+    const a = await processOn(tg, root, { attachments });
     cleanup.push(async () => release());
     const b = await processOn(tg, root);
 
@@ -103,7 +109,7 @@ describe("telegram: a /stop taken by another process", () => {
     const root = await mkdtemp(join(os.tmpdir(), "tg-lane-stops-late-"));
     cleanup.push(() => rm(root, { recursive: true, force: true }));
     const onA = await processes.coordination();
-    const a = await processOn(tg, root, undefined, onA);
+    const a = await processOn(tg, root, { laneStops: onA });
     const b = await processOn(tg, root);
     // Her message is sent (its message_id taken) before her /stop, but reaches A only after the announcement.
     const late = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "sent before the stop" }).update;
@@ -129,5 +135,45 @@ describe("telegram: a /stop taken by another process", () => {
     expect(a.service.received.map((message) => message.text)).toEqual(["after the stop"]);
     expect(b.service.commands.map((command) => command.name)).toEqual(["stop"]);
     expect(texts().sort()).toEqual([droppedNote(1), "ran stop"].sort());
+  });
+
+  it("drops in B without a word Telegram's redelivery of a message A handed over before her /stop", async () => {
+    const tg = await startFakeTelegram();
+    cleanup.push(() => tg.close());
+    const root = await mkdtemp(join(os.tmpdir(), "tg-lane-stops-redelivered-"));
+    cleanup.push(() => rm(root, { recursive: true, force: true }));
+    const service = new ScriptedService();
+    const onB = await processes.coordination();
+    const a = await processOn(tg, root, { service });
+    const b = await processOn(tg, root, { laneStops: onB, service });
+    const question = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "what is 2+2" }).update;
+    // A answers the webhook once the question is handed over.
+    const handedOver = await a.post(question);
+    // Heard on B's own connection: once this listener has the announcement, B's lanes had it.
+    let heard!: () => void;
+    const announced = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    cleanup.push(await onB.subscribe(laneStopChannel("telegram"), () => heard()));
+    const stop = await a.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
+    await announced;
+
+    // Telegram delivers the question's update again (A's answer was lost), to B: B answers once it
+    // has dropped it, and would have told her by then.
+    const redelivered = await b.post(question);
+    const after = await b.post(
+      tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "after the stop" }).update,
+    );
+    await service.waitFor(() => service.received.length === 2);
+
+    expect([handedOver, stop, redelivered, after]).toEqual([
+      "status 200",
+      "status 200",
+      "status 200",
+      "status 200",
+    ]);
+    expect(service.received.map((message) => message.text)).toEqual(["what is 2+2", "after the stop"]);
+    expect(service.commands.map((command) => command.name)).toEqual(["stop"]);
+    expect(tg.state.botMessages(ALICE.id).map((message) => message.text)).toEqual(["ran stop"]);
   });
 });
