@@ -331,7 +331,8 @@ export async function writeChecked(
         throw new UnsafeFileError(
           `${shown} has ${existing.nlink} hard links, so other paths (possibly outside the workspace) share its content; refusing to write through it`,
         );
-      const temp = `.${name}.coworker-${randomBytes(6).toString("hex")}.tmp`;
+      // Not named after the target: a target name near the file system's 255-byte limit must still fit.
+      const temp = `.coworker-${randomBytes(6).toString("hex")}.tmp`;
       const mode = existing ? existing.mode & 0o7777 : createMode;
       const handle = await open(dir.child(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
       try {

@@ -57,3 +57,17 @@ it("a path below a held folder that climbs out of it is refused, and nothing is 
     await dir.close();
   }
 });
+
+it("writes a file whose name is as long as the file system allows (its temporary file fits too)", async () => {
+  const temp = await tempDir("coworker-anchored-");
+  cleanup = temp.cleanup;
+  const name = `${"n".repeat(251)}.txt`;
+  const dir = await AnchoredDir.openRoot(temp.dir);
+  try {
+    await writeChecked({ dir, relative: name, display: name }, "x\n");
+    expect(readFileSync(path.join(temp.dir, name), "utf8")).toBe("x\n");
+    expect(readdirSync(temp.dir)).toEqual([name]);
+  } finally {
+    await dir.close();
+  }
+});
