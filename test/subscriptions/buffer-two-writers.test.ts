@@ -27,6 +27,29 @@ function pageTracking(space: KeyValueSpace, live: Set<string>): KeyValueSpace {
   });
 }
 
+/**
+ * `space` with each round trip its reads make recorded: the keys asked for (`trips`), or the kinds
+ * of key ("head", "page+page" for one getMany of two pages: `kinds`); `clear` forgets them.
+ */
+function recordingTrips(space: KeyValueSpace) {
+  const trips: string[][] = [];
+  const counted = spaceLike(space, {
+    get: <T>(key: string) => {
+      trips.push([key]);
+      return space.get<T>(key);
+    },
+    getMany: <T>(keys: readonly string[]) => {
+      trips.push([...keys]);
+      return getAll<T>(space, keys);
+    },
+  });
+  const kinds = () => trips.map((keys) => keys.map((key) => key.slice(0, key.indexOf(":"))).join("+"));
+  const clear = () => {
+    trips.length = 0;
+  };
+  return { counted, trips, kinds, clear };
+}
+
 describe("one channel's buffer written by two processes", () => {
   let server: BufferServer;
   let live: Set<string>;
@@ -67,19 +90,7 @@ describe("one channel's buffer written by two processes", () => {
   });
 
   it("reads the last two pages another process wrote in one round trip", async () => {
-    const space = await server.openSpace();
-    const trips: string[] = [];
-    const prefix = (key: string) => key.slice(0, key.indexOf(":"));
-    const counted = spaceLike(space, {
-      get: <T>(key: string) => {
-        trips.push(prefix(key));
-        return space.get<T>(key);
-      },
-      getMany: <T>(keys: readonly string[]) => {
-        trips.push(keys.map(prefix).join("+"));
-        return getAll<T>(space, keys);
-      },
-    });
+    const { counted, kinds } = recordingTrips(await server.openSpace());
     const a = new ChannelBuffer(counted, OPTIONS);
     const b = await openBuffer();
     const m2 = bufferInput("m2");
@@ -87,69 +98,45 @@ describe("one channel's buffer written by two processes", () => {
     for (const input of [bufferInput("m1"), m2, bufferInput("m3"), bufferInput("m4")])
       await b.append(CH, input);
     expect(await a.epochOf(CH)).toBe(await b.epochOf(CH));
-    expect(trips).toEqual(["head", "page+page"]);
+    expect(kinds()).toEqual(["head", "page+page"]);
     // The page before the last was read too: its ids are known as duplicates.
     expect(await a.append(CH, m2)).toBeUndefined();
     expect(await texts(a)).toEqual(["1:m1", "2:m2", "3:m3", "4:m4"]);
   });
 
   it("reads each page of a head another process wrote once: the last two in one round trip, the others after", async () => {
-    const space = await server.openSpace();
-    const trips: string[][] = [];
-    const counted = spaceLike(space, {
-      get: <T>(key: string) => {
-        trips.push([key]);
-        return space.get<T>(key);
-      },
-      getMany: <T>(keys: readonly string[]) => {
-        trips.push([...keys]);
-        return getAll<T>(space, keys);
-      },
-    });
+    const { counted, trips, kinds } = recordingTrips(await server.openSpace());
     const b = await openBuffer();
     // Pages of 3: pages 0 and 1 full, m7 alone on page 2.
     for (let n = 1; n <= 7; n++) await b.append(CH, bufferInput(`m${n}`));
     const a = new ChannelBuffer(counted, OPTIONS);
     expect(await texts(a)).toEqual(["1:m1", "2:m2", "3:m3", "4:m4", "5:m5", "6:m6", "7:m7"]);
-    const kinds = trips.map((keys) => keys.map((k) => k.slice(0, k.indexOf(":"))).join("+"));
-    expect(kinds).toEqual(["head", "page+page", "page"]);
+    expect(kinds()).toEqual(["head", "page+page", "page"]);
     const pagesRead = trips.flat().filter((k) => k.startsWith("page:"));
     expect(new Set(pagesRead).size).toBe(pagesRead.length);
   });
 
   it("reads only the head while it is unchanged, the pages it keeps from a read or its own writes not again", async () => {
-    const space = await server.openSpace();
-    const trips: string[] = [];
-    const prefix = (key: string) => key.slice(0, key.indexOf(":"));
-    const counted = spaceLike(space, {
-      get: <T>(key: string) => {
-        trips.push(prefix(key));
-        return space.get<T>(key);
-      },
-      getMany: <T>(keys: readonly string[]) => {
-        trips.push(keys.map(prefix).join("+"));
-        return getAll<T>(space, keys);
-      },
-    });
+    const { counted, kinds, clear } = recordingTrips(await server.openSpace());
     const b = await openBuffer();
     // Pages of 3: page 0 (m1-m3) and page 1 (m4-m5).
     for (let n = 1; n <= 5; n++) await b.append(CH, bufferInput(`m${n}`));
     const a = new ChannelBuffer(counted, OPTIONS);
     const all = ["1:m1", "2:m2", "3:m3", "4:m4", "5:m5"];
     expect(await texts(a)).toEqual(all);
-    expect(trips).toEqual(["head", "page+page"]);
-    trips.length = 0;
+    expect(kinds()).toEqual(["head", "page+page"]);
+    clear();
     expect(await texts(a)).toEqual(all);
-    expect(trips).toEqual(["head"]);
+    expect(kinds()).toEqual(["head"]);
     // Its own write onto the last page keeps the page before it; onto a new page, the one it wrote.
     await a.append(CH, bufferInput("m6"));
-    trips.length = 0;
+    clear();
     expect(await texts(a)).toEqual([...all, "6:m6"]);
-    expect(trips).toEqual(["head"]);
+    expect(kinds()).toEqual(["head"]);
     await a.append(CH, bufferInput("m7"));
-    trips.length = 0;
+    clear();
     expect(await texts(a)).toEqual([...all, "6:m6", "7:m7"]);
-    expect(trips).toEqual(["head", "page"]);
+    expect(kinds()).toEqual(["head", "page"]);
   });
 
   it("serialises the head it keeps once, not again on each read that finds it unchanged", async () => {
