@@ -10,9 +10,9 @@
  *
  * An album arrives as several messages (telegram-albums.ts) and is handed over as one: every
  * item's file (at most the per-message file count, each through the upload gate), the items'
- * captions, and one dedupe key per item's update (dedupeKeyOf). A stop's drop of a message is
- * claimed under the same keys (claimDropped), so a redelivery of one handed over elsewhere is
- * dropped without telling its sender.
+ * captions, and one dedupe key per item's update (dedupeKeyOf). A stop's drop of a message, and a
+ * command's hand-over, claim the same keys (claimDelivery), so a redelivery of one handed over
+ * elsewhere is dropped without telling its sender, and a command runs once per update.
  *
  * The person's own text, and the record of what they forwarded: a forward's words are someone
  * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in
@@ -73,11 +73,11 @@ export function dedupeKeyOf(item: Delivered, bot: BotIdentity): string {
 }
 
 /**
- * Claim the telling of a stop's drop of `items` (hand-over-lanes.ts ClaimDrop) in the session
- * layer's record of deliveries, under the keys their hand-over records (dedupeKeyOf): false when
- * one was handed over, in any process, or its drop was told already.
+ * Claim `items` in the session layer's record of deliveries, under the keys their hand-over
+ * records (dedupeKeyOf): false when one was handed over, in any process, or claimed already — a
+ * stop's drop told (hand-over-lanes.ts ClaimDrop), a command run. Rejects when it cannot say.
  */
-export function claimDropped(
+export function claimDelivery(
   items: readonly Delivered[],
   deps: Pick<HandOverDeps, "service" | "bot">,
 ): Promise<boolean> {

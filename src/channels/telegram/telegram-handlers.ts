@@ -8,13 +8,14 @@
  * stuck behind the turn waiting for it. A command is answered at once, unless its sender's lane
  * is busy and it may change what their earlier message meets (/new, /mode, …): then it waits
  * there (hand-over-lanes.ts route); their /stop cancels their lane (its commands spared), and they
- * are told what it dropped, never a message handed over elsewhere that Telegram delivered again
- * (each drop claimed first: telegram-hand-over.ts claimDropped). When the channel stops before a
- * message (an album, a command waiting behind one) is handed over, it is dropped, and its sender
- * is told to send it again (hand-over-lanes.ts drain) when Telegram will not deliver it again:
- * polling confirmed its update as it fetched it, and a webhook update may have been answered at
- * the webhook's deadline. A
- * webhook update the stop left unanswered (the receiver's `redelivers`) comes again, to the next
+ * are told what it dropped, never a message handed over elsewhere that Telegram delivered again:
+ * each drop is claimed first in the session layer's record of deliveries, where a message's
+ * hand-over and a command's run claim their update too (telegram-hand-over.ts claimDelivery), so
+ * a command also runs once per update. When the channel stops before a message (an album, a
+ * command waiting behind one) is handed over, it is dropped, and its sender is told to send it
+ * again (hand-over-lanes.ts drain) when Telegram will not deliver it again: polling confirmed its
+ * update as it fetched it, and a webhook update may have been answered at the webhook's deadline.
+ * A webhook update the stop left unanswered (the receiver's `redelivers`) comes again, to the next
  * process behind the URL: its sender is not told, or their resend would be a second turn. Each
  * update's hand-over is noted (telegram-hand-over-waits.ts), so webhook mode answers once it is
  * recorded.
@@ -34,7 +35,7 @@ import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
-import { claimDropped, type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
+import { claimDelivery, type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
 import { droppedNote, LANE_FULL, type LaneEntry, type LanePosition } from "../shared/hand-over-lanes.js";
 import {
@@ -221,7 +222,7 @@ function entryOf(
   deps: HandlerDeps,
 ): LaneEntry {
   const redelivered = () => deps.redelivers(delivered.updateId);
-  const claimDrop = () => claimDropped([delivered], deps);
+  const claimDrop = () => claimDelivery([delivered], deps);
   const position = positionOf(delivered);
   if (!command || !SERVICE_COMMANDS.has(command.name))
     return {
@@ -246,7 +247,12 @@ function entryOf(
   return {
     kind: "command",
     name: command.name,
-    handOver: async () => tell(await answer()),
+    // Claimed as a stop's drop of it would be: a redelivery of its update (to any process) runs
+    // nothing, and is dropped untold by a stop.
+    handOver: async () => {
+      if (await claimDelivery([delivered], deps)) return tell(await answer());
+      deps.logger.info({ updateId: delivered.updateId }, "telegram: command delivered again, ignored");
+    },
     tell,
     redelivered,
     claimDrop,
@@ -346,7 +352,7 @@ function handOverAlbum(
     {
       tell: async (text) => (await closed())?.admitted.tell(text),
       redelivered: () => items.every((item) => deps.redelivers(item.updateId)),
-      claimDrop: () => claimDropped(items, deps),
+      claimDrop: () => claimDelivery(items, deps),
       position: positionOf(delivered),
     },
   );

@@ -10,7 +10,8 @@
  * so, and what she sends after the stop goes through. She is told only of a message never handed
  * over: Telegram's redelivery of an update A handed over before her /stop (its answer lost),
  * reaching B after the stop, is dropped there without a word (each drop is claimed in the session
- * layer's record of deliveries, which both processes share).
+ * layer's record of deliveries, which both processes share), and so is one of a /skill A ran —
+ * which, delivered again before the stop, runs nothing either (a command's run is claimed there).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -175,5 +176,41 @@ describe("telegram: a /stop taken by another process", () => {
     expect(service.received.map((message) => message.text)).toEqual(["what is 2+2", "after the stop"]);
     expect(service.commands.map((command) => command.name)).toEqual(["stop"]);
     expect(tg.state.botMessages(ALICE.id).map((message) => message.text)).toEqual(["ran stop"]);
+  });
+
+  it("runs a /skill once however often Telegram delivers it, and drops its redelivery after her /stop without a word", async () => {
+    const tg = await startFakeTelegram();
+    cleanup.push(() => tg.close());
+    const root = await mkdtemp(join(os.tmpdir(), "tg-lane-stops-redelivered-command-"));
+    cleanup.push(() => rm(root, { recursive: true, force: true }));
+    const service = new ScriptedService();
+    const onB = await processes.coordination();
+    const a = await processOn(tg, root, { service });
+    const b = await processOn(tg, root, { laneStops: onB, service });
+    const skill = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/skill summarise" }).update;
+    const ran = await a.post(skill);
+    // Delivered again (A's answer was lost) to B before her /stop: already run, so nothing runs.
+    const again = await b.post(skill);
+    let heard!: () => void;
+    const announced = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    cleanup.push(await onB.subscribe(laneStopChannel("telegram"), () => heard()));
+    const stop = await a.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
+    await announced;
+
+    // Telegram delivers the /skill's update again (A's answer was lost), to B: a stop's drop, untold.
+    const redelivered = await b.post(skill);
+    const after = await b.post(
+      tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "after the stop" }).update,
+    );
+    await service.waitFor(() => service.received.length === 1);
+
+    expect([ran, again, stop, redelivered, after]).toEqual(Array(5).fill("status 200"));
+    expect(service.commands.map((command) => command.name)).toEqual(["skill", "stop"]);
+    expect(tg.state.botMessages(ALICE.id).map((message) => message.text)).toEqual([
+      "ran skill summarise",
+      "ran stop",
+    ]);
   });
 });
