@@ -47,7 +47,8 @@
  * confirmed, a webhook update answered at its deadline), no other process gets it, so its sender
  * is told in its conversation that it was not taken and should be sent again (STOPPED_NOTE,
  * through the channel's own way of answering, for a bounded time too, so a slow platform cannot
- * hold the shutdown). Where the platform will deliver it again (a webhook update not answered yet:
+ * hold the shutdown) once its drop is claimed (`claimDrop`), as a stop's is: one handed over
+ * elsewhere (a Slack post's twin) is dropped silently, or its resend would be a second turn. Where the platform will deliver it again (a webhook update not answered yet:
  * `redelivered`), its sender is not told: their resend would come besides the redelivery, a
  * second turn. A note that fails counts as not told (a TellSender rejects). A job that has
  * started handing its message over (LaneSignal.handingOver) is out of reach of any cancel: it is
@@ -133,7 +134,8 @@ export type LaneJob = (signal: LaneSignal) => Promise<void>;
 export type TellSender = (text: string) => Promise<void>;
 
 /**
- * Claims the telling of a stopped sender that one message of theirs was dropped (droppedNote):
+ * Claims the telling of a sender that one message of theirs was dropped (droppedNote; STOPPED_NOTE
+ * when the channel stops):
  * false when it went through elsewhere, or its drop is told already — with several processes (or
  * when a platform delivers one message as several events: Slack's twins, its retries), one
  * message may be in two lanes, or come late to one after another process handed it over. The
@@ -176,7 +178,7 @@ export interface Telling {
   readonly tell: TellSender;
   /** Never redelivered when unset. */
   readonly redelivered?: Redelivered | undefined;
-  /** Whether its sender is told when a stop drops it (ClaimDrop); always when unset. */
+  /** Whether its sender is told when a stop or `drain` drops it (ClaimDrop); always when unset. */
   readonly claimDrop?: ClaimDrop | undefined;
 }
 
@@ -217,7 +219,7 @@ export interface JobOptions {
   readonly tell?: TellSender | undefined;
   /** Whether the platform delivers it again after the stop: then nobody is told (never by default). */
   readonly redelivered?: Redelivered | undefined;
-  /** Whether its sender is told when a stop drops it (ClaimDrop); always when unset. */
+  /** Whether its sender is told when a stop or `drain` drops it (ClaimDrop); always when unset. */
   readonly claimDrop?: ClaimDrop | undefined;
   /** Where its message stands in its sender's stream (LanePosition); unknown when unset. */
   readonly position?: LanePosition | undefined;
@@ -502,8 +504,9 @@ export class HandOverLanes {
   /**
    * A channel stopping (called once it receives no more): wait for the lanes to empty, at most the
    * stop options' time, then cancel every job left (never handed over) and tell each one's sender
-   * so, unless the platform delivers it again, for at most `tellWithinMs`; logs how many were
-   * dropped, how many of those the platform redelivers, and how many senders were told. Then the
+   * so, unless the platform delivers it again or its drop's claim loses (handed over elsewhere),
+   * for at most `tellWithinMs`; logs how many were dropped, how many of those the platform
+   * redelivers, how many were handed over elsewhere, and how many senders were told. Then the
    * other processes' stops are no longer heard (also after a failed `listen`).
    */
   async drain(): Promise<void> {
@@ -520,24 +523,31 @@ export class HandOverLanes {
     const outcome = await this.within(this.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
     if (outcome === "done") return;
     const dropped = [...this.lanes.keys()].flatMap((key) => this.abort(key, () => true));
+    // Only what the platform never delivers again is claimed: a claim records its key for good.
     const notRedelivered = dropped.filter((signal) => signal.redelivered?.() !== true);
-    const tells = notRedelivered.flatMap((signal) => (signal.tell ? [signal.tell] : []));
+    const telling = notRedelivered.filter((signal) => signal.tell !== undefined);
     let told = 0;
-    const telling = tells.map(async (tell) => {
+    let elsewhere = 0;
+    const tells = telling.map(async (signal) => {
+      if (!(await this.claims(signal.claimDrop))) {
+        elsewhere += 1;
+        return;
+      }
       try {
-        await tell(STOPPED_NOTE);
+        await signal.tell?.(STOPPED_NOTE);
         told += 1;
       } catch (error) {
         this.options.logger.warn({ err: error }, "a dropped message's sender could not be told");
       }
     });
-    const tellOutcome = await this.within(Promise.all(telling), stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS);
+    const tellOutcome = await this.within(Promise.all(tells), stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS);
     this.options.logger.warn(
       {
         dropped: dropped.length,
         redelivered: dropped.length - notRedelivered.length,
         told,
-        allTold: tellOutcome === "done" && told === tells.length,
+        allTold: tellOutcome === "done" && told + elsewhere === telling.length,
+        handedOverElsewhere: elsewhere,
       },
       "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered",
     );

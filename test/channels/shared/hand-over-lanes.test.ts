@@ -4,7 +4,7 @@
  * cancelled lane runs none of its waiting jobs and aborts the running one's signal (not one
  * already handing over); drain() waits at most its deadline (on an injected clock), then cancels
  * what is left and tells each dropped job's sender, for a bounded time, unless the platform
- * delivers the job's message again. A stop with a position cancels only what was sent before it,
+ * delivers the job's message again or its drop's claim loses (handed over elsewhere). A stop with a position cancels only what was sent before it,
  * and its lane's mark drops what was sent before it that comes later; marks are kept for a bounded
  * number of lanes, expired ones forgotten first, and a new lane's stop past the bound keeps none
  * rather than forget another lane's live mark.
@@ -238,6 +238,53 @@ describe("HandOverLanes", () => {
     await draining;
     expect(told).toEqual([`alice new: ${STOPPED_NOTE}`]);
     expect(lines.join("")).toContain('"dropped":2,"redelivered":1,"told":1,"allTold":true');
+    held.open();
+  });
+
+  it("drain() tells only the dropped whose claim wins, claims none the platform delivers again, and tells one whose claim fails", async () => {
+    const { lanes, lines, clock, told, tell } = drainingLanes();
+    const held = gate();
+    const claimed: string[] = [];
+    const claim = (who: string, answer: boolean | Error) => async () => {
+      claimed.push(who);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    };
+    // Handed over by another process (a Slack post's twin): its resend would be a second turn.
+    await lanes.route("ana", {
+      kind: "message",
+      tell: tell("ana"),
+      claimDrop: claim("ana", false),
+      handOver: () => held.promise,
+    });
+    await lanes.route("bob", {
+      kind: "message",
+      tell: tell("bob"),
+      claimDrop: claim("bob", true),
+      handOver: () => held.promise,
+    });
+    await lanes.route("cy", {
+      kind: "message",
+      tell: tell("cy"),
+      claimDrop: claim("cy", new Error("store down")),
+      handOver: () => held.promise,
+    });
+    // Delivered again by the platform: never claimed, or its redelivery would be discarded.
+    await lanes.route("dee", {
+      kind: "message",
+      tell: tell("dee"),
+      redelivered: () => true,
+      claimDrop: claim("dee", true),
+      handOver: () => held.promise,
+    });
+    const draining = lanes.drain();
+    clock.fire(5000);
+    await draining;
+    expect(claimed.sort()).toEqual(["ana", "bob", "cy"]);
+    expect(told.sort()).toEqual([`bob: ${STOPPED_NOTE}`, `cy: ${STOPPED_NOTE}`]);
+    expect(lines.join("")).toContain(
+      '"dropped":4,"redelivered":1,"told":2,"allTold":true,"handedOverElsewhere":1',
+    );
     held.open();
   });
 
