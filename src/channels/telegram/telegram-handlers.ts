@@ -10,8 +10,12 @@
  * there (hand-over-lanes.ts route); their /stop cancels their lane (its commands spared), and they
  * are told what it dropped, never a message handed over elsewhere that Telegram delivered again:
  * each drop is claimed first in the session layer's record of deliveries, where a message's
- * hand-over and a command's run claim their update too (telegram-hand-over.ts claimDelivery), so
- * a command also runs once per update. When the channel stops before a message (an album, a
+ * hand-over and a service command's run claim their update too (telegram-hand-over.ts
+ * claimDelivery), so a service command, /stop included, runs once per update (a /stop delivered
+ * again would stop a newer turn; one the record cannot place still runs: stopRunsOnce); /start,
+ * /pair, /pairs and /unpair, answered here, claim nothing and are answered again when their update
+ * comes again. A service command that could not run (the record unreachable, the command failing)
+ * is answered commandFailed, never silence. When the channel stops before a message (an album, a
  * command waiting behind one) is handed over, it is dropped, and its sender is told to send it
  * again (hand-over-lanes.ts drain) when Telegram will not deliver it again: polling confirmed its
  * update as it fetched it, and a webhook update may have been answered at the webhook's deadline.
@@ -191,12 +195,52 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   if (command?.name === "pairs") return tell(await deps.access.list(admitted.user));
   if (command?.name === "unpair") return tell(await deps.access.unpair(admitted.user, command.args[0]));
   if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
+  if (command?.name === "stop" && !(await stopRunsOnce(delivered, deps))) return;
   const lane = laneOf(message);
   const routed = await deps.lanes.route(lane, entryOf(delivered, command, target, tell, deps));
   if (routed.kind === "queued") deps.waits.note(ctx.update, routed.handedOver);
   if (routed.kind !== "full") return;
   deps.logger.info({ lane }, "telegram: hand-over lane full");
   await tell(LANE_FULL);
+}
+
+/** What a person is told when their service command could not run (see module comment). */
+export const commandFailed = (name: string): string => `Sorry, /${name} did not work. Please try again.`;
+
+/**
+ * Whether a /stop's update is the first delivery of it (claimDelivery): one delivered again runs
+ * nothing (logged). When the record cannot say, the stop runs: a stop that comes twice stops at
+ * worst a turn begun between them, one dropped would leave the turn she stopped running.
+ */
+async function stopRunsOnce(delivered: Delivered, deps: HandlerDeps): Promise<boolean> {
+  try {
+    if (await claimDelivery([delivered], deps)) return true;
+    deps.logger.info({ updateId: delivered.updateId }, "telegram: /stop delivered again, ignored");
+    return false;
+  } catch (error) {
+    deps.logger.warn(
+      { err: errorText(error) },
+      "telegram: could not tell whether /stop was delivered before",
+    );
+    return true;
+  }
+}
+
+/**
+ * The service's reply to command `name` (`run`; undefined when it runs nothing), or
+ * commandFailed(name) when it rejects (logged).
+ */
+async function replyOf<Reply extends string | undefined>(
+  name: string,
+  run: () => Promise<Reply>,
+  deps: HandlerDeps,
+): Promise<Reply | string> {
+  try {
+    return await run();
+  } catch (error) {
+    deps.logger.error({ err: errorText(error), command: name }, "telegram: command failed");
+    return commandFailed(name);
+  }
 }
 
 /**
@@ -239,7 +283,7 @@ function entryOf(
     return {
       kind: "stop",
       answer: async (dropped) => {
-        const reply = await answer();
+        const reply = await replyOf(command.name, answer, deps);
         return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
       },
       position,
@@ -250,7 +294,12 @@ function entryOf(
     // Claimed as a stop's drop of it would be: a redelivery of its update (to any process) runs
     // nothing, and is dropped untold by a stop.
     handOver: async () => {
-      if (await claimDelivery([delivered], deps)) return tell(await answer());
+      const reply = await replyOf(
+        command.name,
+        async () => ((await claimDelivery([delivered], deps)) ? answer() : undefined),
+        deps,
+      );
+      if (reply !== undefined) return tell(reply);
       deps.logger.info({ updateId: delivered.updateId }, "telegram: command delivered again, ignored");
     },
     tell,
