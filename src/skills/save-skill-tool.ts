@@ -6,8 +6,7 @@
  * holds it says the saved skill will be hidden by that one; the result says whether the saved
  * skill is in the catalog, hidden or switched off (or that this cannot be read now: it is saved). Bundled files are given inline or copied from
  * the workspace (never from outside it); a copied file keeps its executable bit (the card says
- * so). A bundled path has one spelling, no control character or text-direction mark (the card
- * shows it), a bounded depth, and names no credential file (the file tools' rule). The skill's
+ * so); what a bundled file's path and content must be is skill-bundled-files.ts. The skill's
  * folder is `<skills folder>/<name>` itself: a link there is refused, never followed. The folder
  * is written beside its destination and renamed into place, so a failed save
  * leaves no half-written skill; a replace that fails once the old folder is moved aside puts it
@@ -21,11 +20,9 @@ import { randomBytes } from "node:crypto";
 import { lstat, mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { hidesText } from "../core/hidden-characters.js";
 import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
-import { refuseCredentialPath } from "../tools/files/credential-paths.js";
 import { OversizedFileError, readTextAndStats } from "../tools/files/text-file.js";
 import type { FileIdentity, WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
@@ -34,89 +31,16 @@ import type { Logger } from "../logging/logger.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile, type SkillDocument } from "./skill-file.js";
 import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
 import { SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
+import {
+  BundledPathCheck,
+  bundledFileSchema,
+  SAVED_FILE_MAX_BYTES,
+  SAVED_FILES_MAX,
+} from "./skill-bundled-files.js";
 import { asideSkillFolder, stagingSkillFolder } from "./skill-save-folders.js";
 import { sourceLabel } from "./skill.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import { skillNameSchema } from "./skill-name.js";
-
-/** Most files bundled with one saved skill. */
-export const SAVED_FILES_MAX = 20;
-/** Largest bundled file, in bytes. */
-export const SAVED_FILE_MAX_BYTES = 256 * 1024;
-
-/** Deepest folder nesting of a bundled file, so every saved folder can be removed (AnchoredDir.removeDir). */
-const SAVED_PATH_FOLDERS_MAX = 10;
-/** Longest name of one folder or file of a bundled path, in bytes (the file systems' own limit). */
-const SAVED_NAME_MAX_BYTES = 255;
-/** Longest bundled path, in bytes. */
-const SAVED_PATH_MAX_BYTES = 1024;
-
-/**
- * Characters a bundled path may not hold, because the card shows the path: control characters
- * and line or paragraph separators (a line break there would write lines of its own into the
- * card), and the characters that hide or reorder the text around them (core/hidden-characters.ts,
- * the set the channels reveal).
- */
-function spoofsTheCard(value: string): boolean {
-  for (const char of value) {
-    const code = char.codePointAt(0) ?? 0;
-    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
-    if (code === 0x2028 || code === 0x2029) return true;
-  }
-  return hidesText(value);
-}
-
-/**
- * A path in its one spelling: relative, no `.`, `..` or empty part, no dot-file, not SKILL.md in
- * any case (on a case-folding file system skill.md is the SKILL.md written after it).
- */
-function isPlainRelative(value: string): boolean {
-  const parts = value.split("/");
-  return (
-    !path.isAbsolute(value) &&
-    !value.includes("\\") &&
-    path.posix.normalize(value) === value &&
-    !parts.some((part) => part === "" || part.startsWith(".")) &&
-    value.toLowerCase() !== SKILL_FILE.toLowerCase()
-  );
-}
-
-const relativeFile = z
-  .string()
-  .min(1)
-  .refine((value) => !spoofsTheCard(value), {
-    message: "no control characters or text-direction marks in a file's path",
-  })
-  .refine(isPlainRelative, {
-    message: `a plain relative path inside the skill's folder (no ./, .., // or dot-files, not ${SKILL_FILE})`,
-  })
-  .refine(
-    (value) =>
-      Buffer.byteLength(value) <= SAVED_PATH_MAX_BYTES &&
-      value.split("/").length <= SAVED_PATH_FOLDERS_MAX + 1 &&
-      value.split("/").every((part) => Buffer.byteLength(part) <= SAVED_NAME_MAX_BYTES),
-    {
-      message: `at most ${SAVED_PATH_FOLDERS_MAX} folders deep, ${SAVED_NAME_MAX_BYTES} bytes a name and ${SAVED_PATH_MAX_BYTES} bytes in all`,
-    },
-  );
-
-const bundledFile = z
-  .object({
-    path: relativeFile.describe(
-      "Where the file goes, relative to the skill's folder (e.g. scripts/check.sh)",
-    ),
-    content: z
-      .string()
-      .refine((value) => Buffer.byteLength(value) <= SAVED_FILE_MAX_BYTES, {
-        message: `at most ${SAVED_FILE_MAX_BYTES / 1024} KB (in UTF-8) a bundled file`,
-      })
-      .optional()
-      .describe("The file's text"),
-    from: z.string().min(1).optional().describe("Or: a workspace path to copy the file from"),
-  })
-  .refine((file) => (file.content === undefined) !== (file.from === undefined), {
-    message: "give exactly one of `content` or `from`",
-  });
 
 const saveSkillSchema = z.object({
   name: skillNameSchema.describe("Lower-case letters, digits and hyphens, at most 64 characters"),
@@ -127,7 +51,11 @@ const saveSkillSchema = z.object({
     .max(DESCRIPTION_MAX)
     .describe("One or two sentences: what the skill does and when to use it (shown in the catalog)"),
   instructions: z.string().trim().min(1).describe("The Markdown body: the steps to follow"),
-  files: z.array(bundledFile).max(SAVED_FILES_MAX).optional().describe("Files to bundle beside SKILL.md"),
+  files: z
+    .array(bundledFileSchema)
+    .max(SAVED_FILES_MAX)
+    .optional()
+    .describe("Files to bundle beside SKILL.md"),
 });
 
 type SaveSkillArgs = z.infer<typeof saveSkillSchema>;
@@ -217,29 +145,6 @@ function notAFolder(shownSkills: string): Error {
   );
 }
 
-/**
- * Refuse a bundled path that is a folder of another (`a` and `a/b`, SKILL.md and `SKILL.md/x`):
- * one of the two could not be written. `listed` maps each path's key (as the listed-twice check
- * reads it) to the path.
- */
-function refuseFolderClash(listed: ReadonlyMap<string, string>): void {
-  for (const [key, file] of listed) {
-    const parts = key.split("/");
-    for (let depth = 1; depth < parts.length; depth++) {
-      const folder = listed.get(parts.slice(0, depth).join("/"));
-      if (folder !== undefined)
-        throw new Error(
-          `the file ${folder} would have to be the folder of ${file} too; give one of them another path`,
-        );
-    }
-  }
-}
-
-/** The key under which a case-folding file system takes `file` for one name. */
-function nameKey(file: string): string {
-  return file.normalize("NFC").toLowerCase();
-}
-
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {
   const skillFile = renderSkillFile({
     name: args.name,
@@ -251,29 +156,23 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
     throw new Error(
       `its ${SKILL_FILE} would be ${Math.ceil(size / 1024)} KB, over the ${SKILL_FILE_MAX_BYTES / 1024} KB a skill may have (move long material into bundled files)`,
     );
-  const check = parseSkillFile(skillFile, args.name);
-  if (!check.ok) throw new Error(`the skill would not load: ${check.reason}`);
+  const parsed = parseSkillFile(skillFile, args.name);
+  if (!parsed.ok) throw new Error(`the skill would not load: ${parsed.reason}`);
   // Confined like a file tool's path: the agent's shell may have made .coworker/skills a link to
   // a folder outside the workspace, and this writes as the service, outside the sandbox.
   const skills = await paths.resolve(path.relative(paths.root, workspaceSkillsDir(paths.root)));
   const dir = path.join(skills.absolute, args.name);
   const shownDir = path.join(skills.display, args.name);
   const files: BundledFile[] = [];
-  // SKILL.md is written too: no bundled path may go below it.
-  const listed = new Map([[nameKey(SKILL_FILE), SKILL_FILE]]);
+  const check = new BundledPathCheck(dir, skills.root, shownDir);
   for (const file of args.files ?? []) {
-    // One file under two spellings a case-folding file system takes for one name is listed twice too.
-    const key = nameKey(file.path);
-    if (listed.has(key)) throw new Error(`the file ${file.path} is listed twice`);
-    listed.set(key, file.path);
-    // The file tools' rule for credential files: a skill bundles no key or secrets file either.
-    refuseCredentialPath(path.join(dir, file.path), skills.root, `${shownDir}/${file.path}`);
+    check.list(file.path);
     if (file.content !== undefined) files.push({ path: file.path, content: file.content, executable: false });
     else {
       files.push({ path: file.path, ...(await copiedFile(paths, file.from ?? "")) });
     }
   }
-  refuseFolderClash(listed);
+  check.refuseFolderClash();
   return {
     dir,
     shownDir,
@@ -281,7 +180,7 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
     name: args.name,
     existing: await skillFolderAt(dir, shownDir),
     skillFile,
-    document: check.document,
+    document: parsed.document,
     files,
   };
 }

@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { createSaveSkillTool, SAVED_FILE_MAX_BYTES } from "../../src/skills/save-skill-tool.js";
+import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
+import { SAVED_FILE_MAX_BYTES } from "../../src/skills/skill-bundled-files.js";
 import { toolWorkspace } from "../tools/support/tool-workspace.js";
 import { skillsFixture, SKILL_CALL_CONTEXT } from "./support.js";
 
