@@ -28,15 +28,7 @@
  * told in its thread to send it again (hand-over-lanes.ts STOPPED_NOTE).
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
  * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
- * The thread's order holds events while their checks ask Slack, so it is bounded: a sender has at
- * most ORDER_MAX_WAITING events waiting in a thread's order; past that, their event is refused
- * before any check (not claimed, so its twin may still be heard once the order has room), logged
- * without its text, and they are told privately (ORDER_FULL, ephemeral) once per burst — until
- * none of theirs waits there — so a flood makes the bot write one notice, seen by the flooder
- * alone (who may be a stranger: the access check has not run yet). The bound is per sender, not
- * per thread: a stranger flooding a thread while Slack is slow delays the others' messages there
- * by their own checks, but cannot get them refused. Senders are Slack accounts (bots not allowed
- * are dropped before the order), so a thread holds at most that many events per account posting.
+ * The thread's order is bounded per sender, a flood refused before any check (slack-thread-order.ts).
  */
 import type { Logger } from "pino";
 import type { ConversationService } from "../../sessions/contracts.js";
@@ -79,6 +71,7 @@ import {
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
 import { escapeMrkdwn } from "./slack-limits.js";
+import { ORDER_FULL, SlackThreadOrder } from "./slack-thread-order.js";
 import { slackThreadTarget } from "./slack-thread-target.js";
 import { NO_UNFURLS } from "./slack-unfurls.js";
 import type { ThreadRegistry } from "./slack-threads.js";
@@ -114,27 +107,6 @@ export interface EventEnvelope {
 const ACCEPTED = new Set(["started", "queued", "answered", "command"]);
 
 /**
- * Events one sender may have waiting in a thread's order, the one being checked included (see
- * module comment): twice their hand-over lane's cap, as a post in a channel may come as two
- * events (its message and app_mention twins), so a burst their lane would take is never refused
- * here first, and a flood waits no more than that per sender while Slack is slow.
- */
-export const ORDER_MAX_WAITING = 2 * LANE_MAX_WAITING;
-
-/** What a sender is told, privately and once per burst, when a thread's order refuses their message. */
-export const ORDER_FULL =
-  "Too many of your messages here are still waiting to be checked; this one was not taken. Send it again in a moment.";
-
-/** How a thread's order dealt with an event: run, or refused — its sender to be told, or told already in this burst. */
-type Ordered = "ran" | "refused" | "refused, tell";
-
-/** One sender's events waiting in a thread's order, and whether they were told it is full in this burst. */
-interface Backlog {
-  waiting: number;
-  told: boolean;
-}
-
-/**
  * Whether a client_msg_id can serve as a dedupe key: Slack's are UUIDs, so one of printable ASCII
  * without spaces, at most 64 characters. Any other is left out (the event id and channel + ts
  * keys still dedupe the message); one too long would overflow the store's key limit.
@@ -145,9 +117,7 @@ export function usableClientMsgId(id: string | undefined): id is string {
 
 export class SlackInbound {
   private readonly claimed = new LruCache<string, true>(20_000);
-  private readonly order = new Map<string, Promise<void>>();
-  /** Per thread and sender, while any of their events waits in the thread's order. */
-  private readonly backlogs = new Map<string, Backlog>();
+  private readonly order = new SlackThreadOrder();
   private readonly lanes: HandOverLanes;
 
   constructor(private readonly deps: InboundDeps) {
@@ -209,7 +179,7 @@ export class SlackInbound {
       senderTeam: event.team ?? envelope.team_id,
     });
     let refusing: Promise<void> | undefined;
-    const ordered = await this.inOrder(`${target.channel}:${target.thread}`, decision.author, async () => {
+    const ordered = await this.order.run(`${target.channel}:${target.thread}`, decision.author, async () => {
       if (this.claimed.get(postKey)) return;
       try {
         if (decision.needsThread && !(await this.deps.threads.isPartOf(target))) return;
@@ -295,33 +265,6 @@ export class SlackInbound {
         if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
       },
     };
-  }
-
-  /**
-   * Run `work` in thread `thread`'s order, after the events before it — unless `sender` already
-   * has ORDER_MAX_WAITING waiting there: then nothing runs (see module comment).
-   */
-  private async inOrder(thread: string, sender: string, work: () => Promise<void>): Promise<Ordered> {
-    const key = `${thread}:${sender}`;
-    const backlog = this.backlogs.get(key) ?? { waiting: 0, told: false };
-    if (backlog.waiting >= ORDER_MAX_WAITING) {
-      if (backlog.told) return "refused";
-      backlog.told = true;
-      return "refused, tell";
-    }
-    backlog.waiting += 1;
-    this.backlogs.set(key, backlog);
-    const previous = this.order.get(thread) ?? Promise.resolve();
-    const next = previous.then(work);
-    this.order.set(thread, next);
-    try {
-      await next;
-    } finally {
-      if (this.order.get(thread) === next) this.order.delete(thread);
-      backlog.waiting -= 1;
-      if (backlog.waiting === 0) this.backlogs.delete(key);
-    }
-    return "ran";
   }
 
   /**
