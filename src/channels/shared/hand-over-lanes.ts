@@ -30,16 +30,9 @@
  * only once its drop is claimed (`claimDrop`, ClaimDrop): one message in two processes' lanes (a
  * Slack post's twins) is told once, and one handed over elsewhere that comes again late (a
  * retry, a twin) is dropped silently, as the session layer would have discarded it.
- * Processes take a sender's messages in no agreed order, so a stop names its `position` (where the
- * stop message stands in the sender's stream on the platform; see LanePosition) and cancels only
- * what was sent before it: a message sent after the stop that a process already took is kept. The
- * lane then keeps a "stopped through" mark (bounded: STOP_MARKS_MAX live lanes, a new one past it
- * not kept; each for STOP_MARK_MS), so a message sent before the stop that reaches a process only
- * after it (a lagging process, a platform's redelivery) is dropped as it comes, its sender told
- * droppedNote(1). A job or stop
- * without a position (a channel that gives none, an older process's announcement) is treated as
- * before positions existed: such a stop cancels all the lane holds and marks nothing, and such a
- * job is cancelled by any stop — the stop wins whenever the order is not known.
+ * Processes take a sender's messages in no agreed order, so a stop names its `position` and
+ * cancels only what was sent before it; its lane's stop mark (lane-stop-marks.ts) then drops a
+ * message sent before it that comes late, its sender told droppedNote(1).
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
  * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left. Where
@@ -57,29 +50,9 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
+import { type LanePosition, LaneStopMarks, sentBefore } from "./lane-stop-marks.js";
 
-/**
- * Where a message stands in its sender's stream on the platform: a later message has a larger one.
- * Compared only within one lane (one sender, one conversation), so each channel picks what its
- * platform orders there: Slack the channel's message ts, as microseconds (slack-inbound.ts
- * positionOf); Telegram the chat's message_id (telegram-handlers.ts positionOf). A non-negative
- * safe integer, so it travels in an announcement as it is.
- */
-export type LanePosition = number;
-
-/** How long a lane remembers the position a stop went through (see module comment). */
-export const STOP_MARK_MS = 10 * 60_000;
-
-/**
- * How many lanes' stop marks are kept at most. Expired marks are forgotten first; when that many
- * are still live, a new lane's mark is not kept (logged), and no live mark is ever forgotten for
- * it. A mark missing lets a late earlier message of its lane through, as before marks existed;
- * forgetting the oldest live mark instead would let one sender's flood of stops (in Slack each
- * top-level "@bot stop" is a lane of its own) take other people's marks away. Refusing keeps
- * every mark made, and a flood leaves only the stops made while it lasts without one, for at
- * most STOP_MARK_MS.
- */
-export const STOP_MARKS_MAX = 10_000;
+export type { LanePosition } from "./lane-stop-marks.js";
 
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
@@ -274,24 +247,14 @@ interface Lane {
 /** The tail of a lane with no job yet: nothing to wait for. */
 const SETTLED: Promise<void> = Promise.resolve();
 
-/** Whether a job at `job` was sent before a stop at `stop`: yes whenever either is unknown (the stop wins). */
-function sentBefore(job: LanePosition | undefined, stop: LanePosition | undefined): boolean {
-  return job === undefined || stop === undefined || job < stop;
-}
-
-/** The position a lane's last stop went through, remembered until `until` (clock time). */
-interface StopMark {
-  readonly through: LanePosition;
-  readonly until: number;
-}
-
 /** Per-sender ordered hand-over (see module comment). */
 export class HandOverLanes {
   private readonly lanes = new Map<string, Lane>();
-  /** Per lane, the position its last stop went through; soonest to expire first (see module comment). */
-  private readonly marks = new Map<string, StopMark>();
+  private readonly marks: LaneStopMarks;
 
-  constructor(private readonly options: HandOverLanesOptions) {}
+  constructor(private readonly options: HandOverLanesOptions) {
+    this.marks = new LaneStopMarks(this.clock(), options.logger);
+  }
 
   /**
    * Queue `job` behind the earlier jobs of lane `key`; resolves once it has run (or was
@@ -397,48 +360,13 @@ export class HandOverLanes {
    * a stop, and mark the lane stopped through it; those it aborted.
    */
   private stopLane(key: string, position: LanePosition | undefined): readonly JobSignal[] {
-    if (position !== undefined) this.mark(key, position);
+    if (position !== undefined) this.marks.mark(key, position);
     return this.abort(key, (signal) => !signal.keptByStop && sentBefore(signal.position, position));
-  }
-
-  /**
-   * Remember that lane `key` was stopped through `position`, for STOP_MARK_MS, among STOP_MARKS_MAX
-   * lanes at most: expired marks are forgotten first, and a new lane's mark is not kept when that
-   * many are live (see STOP_MARKS_MAX); a lane's own mark is always refreshed.
-   */
-  private mark(key: string, position: LanePosition): void {
-    const now = this.clock().now();
-    const through = Math.max(position, this.markOf(key)?.through ?? position);
-    // Deleted first so the refreshed mark is the last in the map's order, the last to expire.
-    this.marks.delete(key);
-    for (const [oldest, mark] of this.marks) {
-      if (mark.until > now) break;
-      this.marks.delete(oldest);
-    }
-    if (this.marks.size >= STOP_MARKS_MAX) {
-      this.options.logger.warn(
-        { marks: this.marks.size },
-        "too many lanes stopped lately: this stop keeps no mark, so a message sent before it that comes late is not dropped",
-      );
-      return;
-    }
-    this.marks.set(key, { through, until: now + STOP_MARK_MS });
-  }
-
-  /** Lane `key`'s stop mark unless it has expired (an expired one is forgotten). */
-  private markOf(key: string): StopMark | undefined {
-    const mark = this.marks.get(key);
-    if (mark && mark.until <= this.clock().now()) {
-      this.marks.delete(key);
-      return undefined;
-    }
-    return mark;
   }
 
   /** Whether a job at `position` of lane `key`, not kept by a stop, was sent before a stop already taken. */
   private late(key: string, position: LanePosition | undefined, kept: boolean): boolean {
-    const mark = position === undefined || kept ? undefined : this.markOf(key);
-    return mark !== undefined && position !== undefined && position < mark.through;
+    return !kept && this.marks.late(key, position);
   }
 
   /** A job sent before a stop already taken: never run; its sender is told it was dropped (ClaimDrop). */

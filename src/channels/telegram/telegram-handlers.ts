@@ -41,7 +41,8 @@ import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { claimDelivery, type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
-import { droppedNote, LANE_FULL, type LaneEntry, type LanePosition } from "../shared/hand-over-lanes.js";
+import { droppedNote, LANE_FULL, type LaneEntry } from "../shared/hand-over-lanes.js";
+import type { LanePosition } from "../shared/lane-stop-marks.js";
 import {
   commandOf,
   isAddressedToBot,
@@ -244,7 +245,7 @@ async function replyOf<Reply extends string | undefined>(
 }
 
 /**
- * Where a message stands in its sender's lane (hand-over-lanes.ts LanePosition): its message_id,
+ * Where a message stands in its sender's lane (lane-stop-marks.ts LanePosition): its message_id,
  * which Telegram numbers upwards within a chat, forum topics sharing the chat's one sequence; a
  * lane is one sender in one chat (and topic: laneOf), so later messages there have larger ids.
  * Only new messages are routed (edits and channel posts never reach a lane), and an album's first

@@ -11,13 +11,8 @@
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import {
-  droppedNote,
-  HandOverLanes,
-  STOP_MARK_MS,
-  STOP_MARKS_MAX,
-  STOPPED_NOTE,
-} from "../../../src/channels/shared/hand-over-lanes.js";
+import { droppedNote, HandOverLanes, STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
+import { STOP_MARK_MS, STOP_MARKS_MAX } from "../../../src/channels/shared/lane-stop-marks.js";
 import { manualClock } from "../../support/manual-clock.js";
 
 /** A sender nobody needs to tell anything. */

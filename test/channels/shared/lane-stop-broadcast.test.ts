@@ -17,13 +17,9 @@
 import os from "node:os";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  droppedNote,
-  HandOverLanes,
-  type LaneEntry,
-  STOP_MARK_MS,
-} from "../../../src/channels/shared/hand-over-lanes.js";
+import { droppedNote, HandOverLanes, type LaneEntry } from "../../../src/channels/shared/hand-over-lanes.js";
 import { LaneStopBroadcast, laneStopChannel } from "../../../src/channels/shared/lane-stop-broadcast.js";
+import { STOP_MARK_MS } from "../../../src/channels/shared/lane-stop-marks.js";
 import type { Coordination } from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../../src/store/create-store.js";
