@@ -11,11 +11,9 @@
  * are told what it dropped, never a message handed over elsewhere that Telegram delivered again:
  * each drop is claimed first in the session layer's record of deliveries, where a message's
  * hand-over and a service command's run claim their update too (telegram-hand-over.ts
- * claimDelivery), so a service command, /stop included, runs once per update (a /stop delivered
- * again would stop a newer turn; one the record cannot place still runs: stopRunsOnce); /start,
- * /pair, /pairs and /unpair, answered here, claim nothing and are answered again when their update
- * comes again. A service command that could not run (the record unreachable, the command failing)
- * is answered commandFailed, never silence. When the channel stops before a message (an album, a
+ * claimDelivery), so a service command, /stop included, runs once per update and never fails in
+ * silence (telegram-command-runs.ts); /start, /pair, /pairs and /unpair, answered here, claim
+ * nothing and are answered again when their update comes again. When the channel stops before a message (an album, a
  * command waiting behind one) is handed over, it is dropped, and its sender is told to send it
  * again (hand-over-lanes.ts drain) when Telegram will not deliver it again: polling confirmed its
  * update as it fetched it, and a webhook update may have been answered at the webhook's deadline.
@@ -41,6 +39,7 @@ import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { claimDelivery, type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
+import { replyOf, runOnce, stopRunsOnce } from "./telegram-command-runs.js";
 import { droppedNote, LANE_FULL, type LaneEntry } from "../shared/hand-over-lanes.js";
 import type { LanePosition } from "../shared/lane-stop-marks.js";
 import {
@@ -205,45 +204,6 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   await tell(LANE_FULL);
 }
 
-/** What a person is told when their service command could not run (see module comment). */
-export const commandFailed = (name: string): string => `Sorry, /${name} did not work. Please try again.`;
-
-/**
- * Whether a /stop's update is the first delivery of it (claimDelivery): one delivered again runs
- * nothing (logged). When the record cannot say, the stop runs: a stop that comes twice stops at
- * worst a turn begun between them, one dropped would leave the turn she stopped running.
- */
-async function stopRunsOnce(delivered: Delivered, deps: HandlerDeps): Promise<boolean> {
-  try {
-    if (await claimDelivery([delivered], deps)) return true;
-    deps.logger.info({ updateId: delivered.updateId }, "telegram: /stop delivered again, ignored");
-    return false;
-  } catch (error) {
-    deps.logger.warn(
-      { err: errorText(error) },
-      "telegram: could not tell whether /stop was delivered before",
-    );
-    return true;
-  }
-}
-
-/**
- * The service's reply to command `name` (`run`; undefined when it runs nothing), or
- * commandFailed(name) when it rejects (logged).
- */
-async function replyOf<Reply extends string | undefined>(
-  name: string,
-  run: () => Promise<Reply>,
-  deps: HandlerDeps,
-): Promise<Reply | string> {
-  try {
-    return await run();
-  } catch (error) {
-    deps.logger.error({ err: errorText(error), command: name }, "telegram: command failed");
-    return commandFailed(name);
-  }
-}
-
 /**
  * Where a message stands in its sender's lane (lane-stop-marks.ts LanePosition): its message_id,
  * which Telegram numbers upwards within a chat, forum topics sharing the chat's one sequence; a
@@ -294,15 +254,7 @@ function entryOf(
     name: command.name,
     // Claimed as a stop's drop of it would be: a redelivery of its update (to any process) runs
     // nothing, and is dropped untold by a stop.
-    handOver: async () => {
-      const reply = await replyOf(
-        command.name,
-        async () => ((await claimDelivery([delivered], deps)) ? answer() : undefined),
-        deps,
-      );
-      if (reply !== undefined) return tell(reply);
-      deps.logger.info({ updateId: delivered.updateId }, "telegram: command delivered again, ignored");
-    },
+    handOver: () => runOnce(delivered, command.name, answer, tell, deps),
     tell,
     redelivered,
     claimDrop,

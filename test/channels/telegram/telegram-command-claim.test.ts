@@ -5,7 +5,7 @@
  * claimed is answered commandFailed; a /stop the record cannot place still stops.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { commandFailed } from "../../../src/channels/telegram/telegram-handlers.js";
+import { commandFailed } from "../../../src/channels/telegram/telegram-command-runs.js";
 import type { RecordedCommand } from "../../support/recording-service.js";
 import { ALICE, ALICE_DM, type Harness, ScriptedService, startHarness, TEST_WEBHOOK } from "./harness.js";
 import { postToWebhook } from "./post-to-webhook.js";
