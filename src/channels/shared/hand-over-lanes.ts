@@ -52,8 +52,6 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
 import { type LanePosition, LaneStopMarks, sentBefore } from "./lane-stop-marks.js";
 
-export type { LanePosition } from "./lane-stop-marks.js";
-
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
 

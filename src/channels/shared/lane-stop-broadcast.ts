@@ -4,7 +4,7 @@
  * hands each to one connection, a webhook to whichever process the balancer picks), so a person's
  * stop can land in one process while the message they sent before it is still read in another,
  * which would hand it over after the stop. The process that took the stop cancels its own lane and
- * announces the lane's key, with the stop's position in the sender's stream (hand-over-lanes.ts
+ * announces the lane's key, with the stop's position in the sender's stream (lane-stop-marks.ts
  * LanePosition), on its platform's channel; every other process cancels, in the same key of its
  * lanes, what was sent before that position, and drops what was sent before it that comes later
  * (`stoppedElsewhere`: the sender told there what it dropped, if anything). An announcement
@@ -22,7 +22,8 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { Coordination, Unsubscribe } from "../../store/coordination/coordination.js";
-import type { HandOverLanes, LanePosition, StopsElsewhere } from "./hand-over-lanes.js";
+import type { HandOverLanes, StopsElsewhere } from "./hand-over-lanes.js";
+import type { LanePosition } from "./lane-stop-marks.js";
 
 /** What the broadcast needs of the coordination: pub/sub across the processes. */
 export type LaneStopCoordination = Pick<Coordination, "publish" | "subscribe">;

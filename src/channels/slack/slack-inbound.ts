@@ -46,13 +46,13 @@ import {
   LANE_MAX_WAITING,
   type LaneEntry,
   type LaneJob,
-  type LanePosition,
   type LaneSignal,
   type LaneStopOptions,
   NOT_CANCELLED,
   type StopsElsewhere,
   type TellSender,
 } from "../shared/hand-over-lanes.js";
+import type { LanePosition } from "../shared/lane-stop-marks.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";

@@ -64,7 +64,7 @@ export type ForwardOrigin = NonNullable<z.infer<typeof forwardOriginSchema>>;
 
 /**
  * The parts of a Bot API Message the channel uses. Its ids are safe integers (zod 4's int()
- * refuses any other): message_id is the message's LanePosition (hand-over-lanes.ts), and ids go
+ * refuses any other): message_id is the message's LanePosition (lane-stop-marks.ts), and ids go
  * back to Telegram as they came, so one past 2^53, which JSON cannot hold exactly, is malformed.
  */
 export const telegramMessageSchema = z.object({
