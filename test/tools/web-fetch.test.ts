@@ -49,6 +49,13 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "text/plain" });
         res.write("partial");
         return;
+      case "/gzip-cut":
+        // Half a gzip body, then the connection dropped.
+        res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+        res.write(gzipSync("x".repeat(100_000)).subarray(0, 200), () =>
+          setImmediate(() => res.socket?.destroy()),
+        );
+        return;
       default:
         res.writeHead(200, { "content-type": "text/plain" }).end("secret internal data");
     }
@@ -238,6 +245,11 @@ describe("web_fetch", () => {
       ok: false,
       output: "the fetch was interrupted",
     });
+    const cut = await call(tool({ allowPrivate: true, timeoutMs: 5_000 }), {
+      url: `http://127.0.0.1:${port}/gzip-cut`,
+    });
+    expect(cut.ok).toBe(false);
+    expect(cut.output).toMatch(/^fetching http:\/\/127\.0\.0\.1:\d+\/gzip-cut failed: /);
     const binary = await call(tool({ allowPrivate: true }), { url: `http://127.0.0.1:${port}/binary` });
     expect(binary.output).toMatch(/\[binary content \(application\/octet-stream\); use save_to to store it/);
   });
@@ -268,6 +280,12 @@ describe("web_fetch", () => {
       save_to: "big.txt",
     });
     expect(tooBig.output).toMatch(/larger than the 10-byte download limit; nothing was saved/);
+    const missing = await call(open, { url: `http://127.0.0.1:${port}/missing`, save_to: "report.pdf" });
+    expect(missing).toEqual({
+      ok: false,
+      output: `http://127.0.0.1:${port}/missing answered 404 Not Found; nothing was saved.`,
+    });
+    await expect(readFile(path.join(ws, "report.pdf"))).rejects.toThrow(/ENOENT/);
   });
 
   it("previews the URL for the approval card", async () => {

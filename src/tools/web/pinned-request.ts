@@ -6,7 +6,7 @@
 import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import type { Readable } from "node:stream";
+import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { PinnedAddress } from "./ssrf-guard.js";
 
@@ -32,14 +32,25 @@ function pinnedLookup(pinned: PinnedAddress): LookupFunction {
   };
 }
 
+/**
+ * The response's body, decompressed. Joined by `pipeline`, not `pipe`: a connection dropped
+ * mid-body (or the request aborted at its deadline) then fails the decompressor too, so the read
+ * ends instead of waiting for ever, and a read that stops early tears the response down.
+ */
 function decoded(response: http.IncomingMessage): Readable {
   const encoding = String(response.headers["content-encoding"] ?? "")
     .trim()
     .toLowerCase();
-  if (encoding === "gzip" || encoding === "x-gzip") return response.pipe(zlib.createGunzip());
-  if (encoding === "deflate") return response.pipe(zlib.createInflate());
-  if (encoding === "br") return response.pipe(zlib.createBrotliDecompress());
-  return response;
+  const decompressor =
+    encoding === "gzip" || encoding === "x-gzip"
+      ? zlib.createGunzip()
+      : encoding === "deflate"
+        ? zlib.createInflate()
+        : encoding === "br"
+          ? zlib.createBrotliDecompress()
+          : undefined;
+  // The read loop sees the pipeline's failure as the decompressor's error.
+  return decompressor ? pipeline(response, decompressor, () => undefined) : response;
 }
 
 async function readLimited(

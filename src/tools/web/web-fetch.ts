@@ -220,6 +220,10 @@ export function createWebFetchTool(options: WebFetchOptions) {
     if (response.truncated) {
       return fail(`${url.href} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
     }
+    if (response.status >= 400) {
+      const status = `${response.status} ${response.statusText}`.trim();
+      return fail(`${url.href} answered ${status}; nothing was saved.`);
+    }
     const file = await paths.resolve(savePath);
     const refusal = await saveRefusal(paths, file);
     if (refusal !== undefined) return fail(refusal);
