@@ -104,6 +104,20 @@ describe("run_command in the bubblewrap sandbox", () => {
     expect(write.output).toBe("cover-read-only\n[exit code 0]");
   });
 
+  it("covers where services keep their environment, and ordinary tools still find what they need", async () => {
+    // /etc/environment is covered by /dev/null (a character device, unreadable); the folders are empty.
+    const hidden = await run(
+      "test -c /etc/environment && echo environment-covered; cat /etc/environment 2>/dev/null | wc -c; " +
+        "find /etc/systemd /etc/default /etc/init.d /etc/profile.d -mindepth 1 | wc -l",
+    );
+    expect(hidden).toBe("environment-covered\n0\n0\n[exit code 0]");
+    const ordinary = await run(
+      "head -1 /etc/passwd | cut -d: -f1; git --version | cut -d' ' -f1-2; test -d /etc/ssl/certs && echo ssl; " +
+        "test -r /etc/hosts && test -r /etc/nsswitch.conf && test -r /etc/ld.so.cache && echo system-files",
+    );
+    expect(ordinary).toBe("root\ngit version\nssl\nsystem-files\n[exit code 0]");
+  });
+
   it("ends whatever the command started when it ends: setsid, nohup and & included", async () => {
     const result = await call(tool(), {
       command:
@@ -260,6 +274,22 @@ describe("credential-like /etc entries", () => {
     await writeFile(path.join(etc, "app", "settings.conf"), "x=1");
     const masked = (await credentialLikeEntries(etc)).map((entry) => path.relative(etc, entry.path)).sort();
     expect(masked).toEqual(["app/server.key", "shadow", "ssl/private"]);
+  });
+
+  it("include where services keep their environment, at the top of /etc only, whatever their mode", async () => {
+    const etc = path.join(base, "etc");
+    await mkdir(path.join(etc, "systemd", "system"), { recursive: true });
+    await mkdir(path.join(etc, "default"), { recursive: true });
+    await mkdir(path.join(etc, "app", "default"), { recursive: true });
+    await writeFile(path.join(etc, "environment"), "SLACK_BOT_TOKEN=xoxb-1\n");
+    await writeFile(
+      path.join(etc, "systemd", "system", "coworker.service"),
+      "Environment=SLACK_BOT_TOKEN=xoxb-1\n",
+    );
+    await writeFile(path.join(etc, "default", "coworker"), "SLACK_BOT_TOKEN=xoxb-1\n");
+    await writeFile(path.join(etc, "passwd"), "root:x:0:0::/root:/bin/bash\n");
+    const masked = (await credentialLikeEntries(etc)).map((entry) => path.relative(etc, entry.path)).sort();
+    expect(masked).toEqual(["default", "environment", "systemd"]);
   });
 });
 
