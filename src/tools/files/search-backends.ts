@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { hostProgram } from "../../core/host-program.js";
 import { openCheckedDir } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import type { ResolvedPath } from "./workspace-paths.js";
@@ -72,9 +73,12 @@ interface RgEvent {
  * check cannot point it elsewhere; it follows no symlinks below. Single files go to the JS engine.
  */
 export async function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<SearchMatch[]> {
+  // By absolute path: its working directory is in the workspace (host-program.ts).
+  const program = await hostProgram(command);
+  if (program === undefined) throw new RipgrepMissingError(`${command} is not installed`);
   const dir = await openCheckedDir(query.target);
   try {
-    return await runRipgrep(query, command, dir.path);
+    return await runRipgrep(query, program, dir.path);
   } finally {
     await dir.close();
   }

@@ -1,0 +1,37 @@
+/**
+ * Host programs by absolute path. The service starts a few programs on the host with their
+ * working directory inside the workspace (ripgrep in the folder it searches, bubblewrap in the
+ * workspace root). A bare name is looked up in PATH, where an empty or relative entry ("", ".")
+ * means the working directory: a program of that name that a command wrote into the workspace
+ * would then run on the host, outside the sandbox. So a bare name is looked up here in PATH's
+ * absolute entries only; a name with a slash is taken as the operator gave it.
+ */
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * The program `name` as an absolute path found in `searchPath`'s absolute entries (or `name`
+ * itself when it holds a slash); undefined when no entry holds an executable file of that name.
+ */
+export async function hostProgram(
+  name: string,
+  searchPath: string = process.env.PATH ?? "",
+): Promise<string | undefined> {
+  if (name.includes("/")) return name;
+  for (const entry of searchPath.split(path.delimiter)) {
+    if (!path.isAbsolute(entry)) continue;
+    const candidate = path.join(entry, name);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function isExecutableFile(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
