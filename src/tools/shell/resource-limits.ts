@@ -10,7 +10,9 @@
  * writable. The looser address-space limit stays as a backstop for what RLIMIT_DATA does not
  * count (shared anonymous mappings, thread and main stacks). The kernel exempts host uid 0 from
  * the process-count limit, also inside the sandbox's user namespace, so that one only holds when
- * the service runs as an ordinary user.
+ * the service runs as an ordinary user. The wrapper also closes every descriptor above stderr
+ * before the exec: Node's spawn and bwrap pass on whatever the service holds without
+ * close-on-exec, and a command must not write to (or read from) any of them.
  */
 
 /** The limits one command runs under. */
@@ -40,8 +42,17 @@ export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = Object.freeze({
 const WRAPPER_NAME = "coworker-limits";
 
 /**
- * The argv running `command` with bash under `limits`: `bash -c 'ulimit …; exec bash -c "$1"'`.
- * The command is passed as an argument, never spliced into the wrapper's text.
+ * Closes each descriptor above 2 that bash holds, listed from /proc/self/fd (the glob is bash's
+ * own; where there is no /proc it stays unexpanded and closes nothing). `{n}>&-` closes the
+ * descriptor numbered by $n; the one the glob listed the folder with is closed already, hence the
+ * silenced error.
+ */
+const CLOSE_INHERITED_FDS = `for f in /proc/self/fd/*; do n=\${f##*/}; if [ "$n" -gt 2 ] 2>/dev/null; then { exec {n}>&-; } 2>/dev/null; fi; done`;
+
+/**
+ * The argv running `command` with bash under `limits`, with only stdin, stdout and stderr open:
+ * `bash -c '<close fds>; ulimit …; exec bash -c "$1"'`. The command is passed as an argument,
+ * never spliced into the wrapper's text.
  */
 export function limitedBashArgv(command: string, limits: ResourceLimits): string[] {
   const set = [
@@ -51,6 +62,6 @@ export function limitedBashArgv(command: string, limits: ResourceLimits): string
     `-d ${Math.ceil(limits.memoryMb * 1024)}`,
     `-v ${Math.ceil(limits.addressSpaceMb * 1024)}`,
   ].join(" ");
-  const script = `ulimit ${set} || exit 126; exec bash -c "$1"`;
+  const script = `${CLOSE_INHERITED_FDS}; ulimit ${set} || exit 126; exec bash -c "$1"`;
   return ["bash", "-c", script, WRAPPER_NAME, command];
 }
