@@ -26,6 +26,7 @@
 import { spawn } from "node:child_process";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { hostProgram } from "../../core/host-program.js";
 import { isWithin } from "../../core/real-paths.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import { foldersAbove, seen } from "./steering-mounts.js";
@@ -41,7 +42,7 @@ import type {
 
 /** Settings of the bubblewrap backend. */
 export interface BubblewrapOptions {
-  /** The bwrap executable (default "bwrap", looked up on PATH). */
+  /** The bwrap executable (default "bwrap", looked up in PATH's absolute entries). */
   readonly bwrap?: string;
   /** Share the host network (tools.shell.network); default: loopback only. */
   readonly network?: boolean;
@@ -291,6 +292,22 @@ function runProbe(file: string, args: readonly string[]): Promise<ProbeResult> {
   });
 }
 
+/** What probing found: the namespace setup this host runs, bwrap's path, and the probe's result. */
+interface Probed {
+  readonly userNamespace: UserNamespace;
+  readonly file: string;
+  readonly result: ProbeResult;
+}
+
+/** The probe's answer when `bwrap` is in none of PATH's absolute entries: not installed. */
+function notFound(bwrap: string): ProbeResult {
+  return {
+    code: null,
+    error: Object.assign(new Error(`${bwrap} is not in PATH`), { code: "ENOENT" }),
+    stderr: "",
+  };
+}
+
 const OFF_HINT = "or set tools.shell.sandbox: off to run commands unsandboxed (not recommended)";
 
 function probeStatus(result: ProbeResult, bwrap: string, network: boolean): SandboxStatus {
@@ -319,10 +336,12 @@ function probeStatus(result: ProbeResult, bwrap: string, network: boolean): Sand
 /** Build the bubblewrap backend; nothing runs until status() or plan() is called. */
 export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBackend {
   const bwrap = options.bwrap ?? "bwrap";
+  // By absolute path: a plan starts it in the workspace (host-program.ts).
+  const located = hostProgram(bwrap);
   const network = options.network ?? false;
   const scratchMb = options.scratchMb ?? DEFAULT_SCRATCH_MB;
   let layout: Promise<Layout> | undefined;
-  let probed: Promise<{ readonly userNamespace: UserNamespace; readonly result: ProbeResult }> | undefined;
+  let probed: Promise<Probed> | undefined;
   const getLayout = () => {
     layout ??= Promise.all([systemArgs(), procArgs(), hiddenEntries(options.hidden ?? [])]).then(
       ([args, proc, hidden]) => ({ systemArgs: args, procArgs: proc, hidden }),
@@ -331,9 +350,10 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
   };
   /** The sealed namespace setup when this host runs it, else the plain one (see UserNamespace). */
   const probe = () => {
-    probed ??= getLayout().then(async (fixed) => {
+    probed ??= Promise.all([getLayout(), located]).then(async ([fixed, file]) => {
+      if (file === undefined) return { userNamespace: "sealed", file: bwrap, result: notFound(bwrap) };
       const tryWith = (userNamespace: UserNamespace) =>
-        runProbe(bwrap, [
+        runProbe(file, [
           ...baseArgs(fixed, network, userNamespace, scratchMb),
           ...SEAL_ROOT,
           "--chdir",
@@ -343,8 +363,8 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
         ]);
       const sealed = await tryWith("sealed");
       if (sealed.code === 0 || sealed.error?.code === "ENOENT")
-        return { userNamespace: "sealed", result: sealed };
-      return { userNamespace: "plain", result: await tryWith("plain") };
+        return { userNamespace: "sealed", file, result: sealed };
+      return { userNamespace: "plain", file, result: await tryWith("plain") };
     });
     return probed;
   };
@@ -353,7 +373,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       return probeStatus((await probe()).result, bwrap, network);
     },
     async plan(request: SandboxRequest): Promise<SpawnPlan> {
-      const [fixed, { userNamespace }] = await Promise.all([getLayout(), probe()]);
+      const [fixed, { userNamespace, file }] = await Promise.all([getLayout(), probe()]);
       const binds = request.roots.flatMap((root) => ["--bind", root, root]);
       const { masked } = request;
       const shown = shownHidden(fixed.hidden, request.roots);
@@ -379,7 +399,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       ];
       // bwrap's own environment is the command's clean one: its PID 1 shows it in /proc/1/environ.
       const env = { ...request.env, HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
-      return { file: bwrap, args, cwd: request.cwd, env };
+      return { file, args, cwd: request.cwd, env };
     },
   });
 }
