@@ -153,26 +153,21 @@ describe("slack: a stop taken by another process", () => {
     const fake = await startFakeSlackWithAnaAndBo();
     cleanup.push(() => fake.close());
     const service = new SharedService();
-    const inA = await processes.gatedWorkspace("slack-lane-twins-a-");
-    const inB = await processes.gatedWorkspace("slack-lane-twins-b-");
-    const laneStopsA = await processes.coordination();
-    const setupA = {
-      apiUrl: fake.apiUrlFor("A"),
-      laneStops: laneStopsA,
-      attachments: inA.attachments,
-      service,
+    /** Process `name` on the shared service, its file reads held until released. */
+    const startProcess = async (name: "A" | "B") => {
+      const files = await processes.gatedWorkspace(`slack-lane-twins-${name.toLowerCase()}-`);
+      const setup = {
+        apiUrl: fake.apiUrlFor(name),
+        laneStops: await processes.coordination(),
+        attachments: files.attachments,
+        service,
+      };
+      await startFileChannel(fake, files.root, setup, cleanup);
+      cleanup.push(async () => files.release());
+      return files;
     };
-    await startFileChannel(fake, inA.root, setupA, cleanup);
-    cleanup.push(async () => inA.release());
-    const laneStopsB = await processes.coordination();
-    const setupB = {
-      apiUrl: fake.apiUrlFor("B"),
-      laneStops: laneStopsB,
-      attachments: inB.attachments,
-      service,
-    };
-    await startFileChannel(fake, inB.root, setupB, cleanup);
-    cleanup.push(async () => inB.release());
+    const inA = await startProcess("A");
+    const inB = await startProcess("B");
     addRecording(fake);
     const bot = `<@${fake.state.botUserId}>`;
     const ts = fake.state.nextTs();

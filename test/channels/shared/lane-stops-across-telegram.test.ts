@@ -43,6 +43,25 @@ describe("telegram: a /stop taken by another process", () => {
   const { cleanup } = processes;
 
   /**
+   * Post Alice's /stop through `taker`; resolves with its answer once `listener` (the other
+   * process's connection) has heard the announcement, so that process's lanes had it.
+   */
+  const stopHeardBy = async (
+    tg: FakeTelegram,
+    taker: { post(update: Update): Promise<string> },
+    listener: Coordination,
+  ): Promise<string> => {
+    let heard!: () => void;
+    const announced = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    cleanup.push(await listener.subscribe(laneStopChannel("telegram"), () => heard()));
+    const stop = await taker.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
+    await announced;
+    return stop;
+  };
+
+  /**
    * One process's Telegram channel on `tg`, its webhook on a port of its own, sharing the
    * redis-server; a session layer of its own unless `service` (one record of deliveries) is given.
    */
@@ -114,16 +133,7 @@ describe("telegram: a /stop taken by another process", () => {
     const b = await processOn(tg, root);
     // Her message is sent (its message_id taken) before her /stop, but reaches A only after the announcement.
     const late = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "sent before the stop" }).update;
-    // Heard on A's own connection: once this listener has the announcement, A's lanes had it.
-    let heard!: () => void;
-    const announced = new Promise<void>((resolve) => {
-      heard = resolve;
-    });
-    const unsubscribe = await onA.subscribe(laneStopChannel("telegram"), () => heard());
-    cleanup.push(unsubscribe);
-
-    const stop = await b.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
-    await announced;
+    const stop = await stopHeardBy(tg, b, onA);
     const dropped = await a.post(late);
     const texts = () => tg.state.botMessages(ALICE.id).map((message) => message.text);
     await tg.waitFor(() => texts().includes(droppedNote(1)));
@@ -150,14 +160,7 @@ describe("telegram: a /stop taken by another process", () => {
     const question = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "what is 2+2" }).update;
     // A answers the webhook once the question is handed over.
     const handedOver = await a.post(question);
-    // Heard on B's own connection: once this listener has the announcement, B's lanes had it.
-    let heard!: () => void;
-    const announced = new Promise<void>((resolve) => {
-      heard = resolve;
-    });
-    cleanup.push(await onB.subscribe(laneStopChannel("telegram"), () => heard()));
-    const stop = await a.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
-    await announced;
+    const stop = await stopHeardBy(tg, a, onB);
 
     // Telegram delivers the question's update again (A's answer was lost), to B: B answers once it
     // has dropped it, and would have told her by then.
@@ -191,13 +194,7 @@ describe("telegram: a /stop taken by another process", () => {
     const ran = await a.post(skill);
     // Delivered again (A's answer was lost) to B before her /stop: already run, so nothing runs.
     const again = await b.post(skill);
-    let heard!: () => void;
-    const announced = new Promise<void>((resolve) => {
-      heard = resolve;
-    });
-    cleanup.push(await onB.subscribe(laneStopChannel("telegram"), () => heard()));
-    const stop = await a.post(tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/stop" }).update);
-    await announced;
+    const stop = await stopHeardBy(tg, a, onB);
 
     // Telegram delivers the /skill's update again (A's answer was lost), to B: a stop's drop, untold.
     const redelivered = await b.post(skill);
