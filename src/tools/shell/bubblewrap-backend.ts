@@ -23,11 +23,11 @@
  * and where the kernel allows it, no further user namespace can be made inside (one would let a
  * command mount a tmpfs of its own, unbounded).
  */
-import { spawn } from "node:child_process";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { hostProgram } from "../../core/host-program.js";
 import { isWithin } from "../../core/real-paths.js";
+import { notFound, type ProbeResult, probeStatus, runProbe } from "./bubblewrap-probe.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import { foldersAbove, seen } from "./steering-mounts.js";
 import type {
@@ -36,7 +36,6 @@ import type {
   ReadOnlyPaths,
   SandboxBackend,
   SandboxRequest,
-  SandboxStatus,
   SpawnPlan,
 } from "./sandbox-backend.js";
 
@@ -65,7 +64,6 @@ type UserNamespace = "sealed" | "plain";
 export const SANDBOX_HOME = "/home/coworker";
 const SYSTEM_DIRS = ["/usr", "/etc"] as const;
 const SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
-const PROBE_TIMEOUT_MS = 10_000;
 
 async function kindOf(file: string): Promise<"dir" | "file" | undefined> {
   const info = await stat(file).catch(() => undefined);
@@ -267,31 +265,6 @@ function withHiddenPins(
   return { ...(readOnly ?? { paths: [] }), pinned };
 }
 
-interface ProbeResult {
-  readonly code: number | null;
-  readonly error?: NodeJS.ErrnoException;
-  readonly stderr: string;
-}
-
-function runProbe(file: string, args: readonly string[]): Promise<ProbeResult> {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: "pipe" });
-    let stderr = "";
-    const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      resolve({ code: null, error, stderr });
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
-
 /** What probing found: the namespace setup this host runs, bwrap's path, and the probe's result. */
 interface Probed {
   readonly userNamespace: UserNamespace;
@@ -299,45 +272,9 @@ interface Probed {
   readonly result: ProbeResult;
 }
 
-/** The probe's answer when `bwrap` is in none of PATH's absolute entries: not installed. */
-function notFound(bwrap: string): ProbeResult {
-  return {
-    code: null,
-    error: Object.assign(new Error(`${bwrap} is not in PATH`), { code: "ENOENT" }),
-    stderr: "",
-  };
-}
-
-const OFF_HINT = "or set tools.shell.sandbox: off to run commands unsandboxed (not recommended)";
-
-function probeStatus(result: ProbeResult, bwrap: string, network: boolean): SandboxStatus {
-  if (result.error?.code === "ENOENT")
-    return {
-      kind: "unavailable",
-      reason: `bubblewrap (${bwrap}) is not installed`,
-      fix: `install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), ${OFF_HINT}`,
-    };
-  if (result.code === 0)
-    return {
-      kind: "sandboxed",
-      description: `bubblewrap sandbox, ${network ? "host network shared (tools.shell.network)" : "no network"}`,
-    };
-  const detail = (result.stderr.trim().split("\n")[0] ?? "").trim() || (result.error?.message ?? "");
-  return {
-    kind: "unavailable",
-    reason: `bubblewrap cannot create its namespaces${detail ? ` (${detail})` : ""}`,
-    fix:
-      "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu " +
-      "kernel.apparmor_restrict_unprivileged_userns=0), or in Docker run with --security-opt " +
-      `seccomp=unconfined --security-opt apparmor=unconfined, ${OFF_HINT}`,
-  };
-}
-
 /** Build the bubblewrap backend; nothing runs until status() or plan() is called. */
 export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBackend {
   const bwrap = options.bwrap ?? "bwrap";
-  // By absolute path: a plan starts it in the workspace (host-program.ts).
-  const located = hostProgram(bwrap);
   const network = options.network ?? false;
   const scratchMb = options.scratchMb ?? DEFAULT_SCRATCH_MB;
   let layout: Promise<Layout> | undefined;
@@ -350,7 +287,8 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
   };
   /** The sealed namespace setup when this host runs it, else the plain one (see UserNamespace). */
   const probe = () => {
-    probed ??= Promise.all([getLayout(), located]).then(async ([fixed, file]) => {
+    // By absolute path: a plan starts it in the workspace (host-program.ts).
+    probed ??= Promise.all([getLayout(), hostProgram(bwrap)]).then(async ([fixed, file]) => {
       if (file === undefined) return { userNamespace: "sealed", file: bwrap, result: notFound(bwrap) };
       const tryWith = (userNamespace: UserNamespace) =>
         runProbe(file, [
