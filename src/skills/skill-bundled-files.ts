@@ -15,6 +15,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { hidesText } from "../core/hidden-characters.js";
+import { oneLine } from "../core/one-line.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import { refuseCredentialPath } from "../tools/files/credential-paths.js";
 
@@ -31,18 +32,13 @@ const SAVED_NAME_MAX_BYTES = 255;
 const SAVED_PATH_MAX_BYTES = 1024;
 
 /**
- * Characters a bundled path may not hold, because the card shows the path: control characters
- * and line or paragraph separators (a line break there would write lines of its own into the
- * card), and the characters that hide or reorder the text around them (core/hidden-characters.ts,
- * the set the channels reveal).
+ * Characters a bundled path may not hold, because the card shows the path: what is not one line
+ * (core/one-line.ts: control characters and line or paragraph separators would write lines of
+ * their own into the card), and the characters that hide or reorder the text around them
+ * (core/hidden-characters.ts, the set the channels reveal).
  */
 function spoofsTheCard(value: string): boolean {
-  for (const char of value) {
-    const code = char.codePointAt(0) ?? 0;
-    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) return true;
-    if (code === 0x2028 || code === 0x2029) return true;
-  }
-  return hidesText(value);
+  return oneLine(value) !== value || hidesText(value);
 }
 
 /**
