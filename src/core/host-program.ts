@@ -4,7 +4,9 @@
  * workspace root). A bare name is looked up in PATH, where an empty or relative entry ("", ".")
  * means the working directory: a program of that name that a command wrote into the workspace
  * would then run on the host, outside the sandbox. So a bare name is looked up here in PATH's
- * absolute entries only; a name with a slash is taken as the operator gave it.
+ * absolute entries only; a name with a slash is taken as the operator gave it. Each name is looked
+ * up once per PATH (a search runs ripgrep many times): a program installed later is found after
+ * a restart, as bubblewrap's probe finds it.
  */
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
@@ -14,10 +16,23 @@ import path from "node:path";
  * The program `name` as an absolute path found in `searchPath`'s absolute entries (or `name`
  * itself when it holds a slash); undefined when no entry holds an executable file of that name.
  */
-export async function hostProgram(
+export function hostProgram(
   name: string,
   searchPath: string = process.env.PATH ?? "",
 ): Promise<string | undefined> {
+  const key = `${name}\0${searchPath}`;
+  let found = lookedUp.get(key);
+  if (found === undefined) {
+    found = lookUp(name, searchPath);
+    lookedUp.set(key, found);
+  }
+  return found;
+}
+
+/** Each name's lookup, per PATH. */
+const lookedUp = new Map<string, Promise<string | undefined>>();
+
+async function lookUp(name: string, searchPath: string): Promise<string | undefined> {
   if (name.includes("/")) return name;
   for (const entry of searchPath.split(path.delimiter)) {
     if (!path.isAbsolute(entry)) continue;
