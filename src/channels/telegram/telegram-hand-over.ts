@@ -69,7 +69,7 @@ export function laneOf(message: TelegramMessage): string {
  * bot: another bot's token on the same store (within the two days ids are remembered) would
  * otherwise have its first updates dropped.
  */
-export function dedupeKeyOf(item: Delivered, bot: BotIdentity): string {
+function dedupeKeyOf(item: Delivered, bot: BotIdentity): string {
   return `tg:${bot.id}:update:${item.updateId}`;
 }
 
