@@ -3,8 +3,13 @@
  * folder on its way is a file (ENOTDIR). Callers treat both as "nothing here", not as a failure.
  */
 
+/** A file-system error's code ("ENOENT", …), or undefined for anything else. */
+export function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
 /** True for ENOENT and ENOTDIR. */
 export function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errorCode(error);
   return code === "ENOENT" || code === "ENOTDIR";
 }

@@ -20,6 +20,7 @@ import { randomBytes } from "node:crypto";
 import { lstat, mkdir, rename } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { errorCode } from "../core/missing-file.js";
 import { type AnchoredDir, openCheckedDir, writeChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
@@ -132,10 +133,6 @@ async function skillFolderAt(entry: string, shown: string): Promise<FileIdentity
       `${shown} is not a folder; save_skill will not replace it (remove it, or save under another name)`,
     );
   return { dev: stats.dev, ino: stats.ino };
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
 /** The refusal of a skills folder that is a file (or has one on its way): no skill is saved in it. */

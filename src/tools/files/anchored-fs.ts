@@ -19,6 +19,7 @@ import { randomBytes } from "node:crypto";
 import { constants, existsSync, type Dirent, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
+import { errorCode } from "../../core/missing-file.js";
 import type { FileIdentity, ResolvedPath } from "./workspace-paths.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -44,10 +45,6 @@ export class NotRegularFileError extends UnsafeFileError {
  * would take as many file handles.
  */
 const REMOVE_DEPTH_MAX = 100;
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
 
 function swapped(shown: string): UnsafeFileError {
   return new UnsafeFileError(
