@@ -1,6 +1,7 @@
 /**
- * Whether a file-system error says the path is not there: the file is missing (ENOENT), or a
- * folder on its way is a file (ENOTDIR). Callers treat both as "nothing here", not as a failure.
+ * A file-system error's code, and whether it says the path is not there: the file is missing
+ * (ENOENT), or a folder on its way is a file (ENOTDIR). Callers treat both as "nothing here", not
+ * as a failure.
  */
 
 /** A file-system error's code ("ENOENT", …), or undefined for anything else. */
