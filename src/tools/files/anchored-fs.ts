@@ -76,14 +76,17 @@ export class AnchoredDir {
   }
 
   /**
-   * A new handle on this same directory, to start a walk the walk closes. Without /proc it is
-   * opened by the name the directory had, so it must be the held one (dev + inode), or the walk is
-   * refused: its folder was swapped (for a link, say) since it was opened. That is checked once,
-   * here: the walk after it goes by that name again, so a swap after the check is not caught
-   * (module header: narrowed, not closed, without /proc).
+   * A new handle on this same directory, to start a walk the walk closes. With /proc it is opened
+   * through the held handle's own name there, so it is the held directory, wherever that was moved
+   * and whatever took its old name: nothing to check. Without /proc it is opened by the name the
+   * directory had, so it must be the held one (dev + inode), or the walk is refused: its folder was
+   * swapped (for a link, say) since it was opened. That is checked once, here: the walk after it
+   * goes by that name again, so a swap after the check is not caught (module header: narrowed, not
+   * closed, without /proc).
    */
   async again(shown: string): Promise<AnchoredDir> {
     const reopened = new AnchoredDir(await open(this.child("."), DIRECTORY_FLAGS), this.absolute);
+    if (FD_DIRECTORY) return reopened;
     let same = false;
     try {
       const [held, found] = await Promise.all([this.stat(), reopened.stat()]);
