@@ -64,14 +64,15 @@ type SaveSkillArgs = z.infer<typeof saveSkillSchema>;
 interface SavePlan {
   /** The skill's folder: `<skills folder>/<name>`, as named (never a link's target). */
   readonly dir: string;
+  /**
+   * The skill's folder as shown: the skills folder as shown (relative to the workspace root when
+   * inside it), then `/<name>`. Its parent is the skills folder the write confines and opens again.
+   */
   readonly shownDir: string;
-  /** The skills folder, relative to the workspace root. */
-  readonly skillsDir: string;
-  readonly name: string;
   /** The skill's folder found there, when it is. */
   readonly existing: FileIdentity | undefined;
   readonly skillFile: string;
-  /** The SKILL.md as it loads. */
+  /** The SKILL.md as it loads; its `name` is the skill's (and its folder's) name. */
   readonly document: SkillDocument;
   readonly files: readonly BundledFile[];
 }
@@ -173,8 +174,6 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
   return {
     dir,
     shownDir,
-    skillsDir: skills.display,
-    name: args.name,
     existing: await skillFolderAt(dir, shownDir),
     skillFile,
     document: parsed.document,
@@ -227,7 +226,8 @@ async function writeSkill(
   logger: Pick<Logger, "warn"> | undefined,
 ): Promise<void> {
   const tag = randomBytes(4).toString("hex");
-  const { name, skillsDir } = plan;
+  const name = plan.document.name;
+  const skillsDir = path.dirname(plan.shownDir);
   const staging = stagingSkillFolder(name, tag);
   // SKILL.md goes last, so a staging folder with one holds every file of the skill.
   const writes = [
