@@ -8,17 +8,19 @@
  * per channel, not two per subscription. A channel whose reads fail is reported and the others
  * go on.
  */
+import type { KeyValueSpace } from "../store/store.js";
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
 import type { ReadOptions } from "./channel-buffer-read.js";
 import type { DirectoryLookup } from "./channel-access.js";
 import { channelKeyOf, type Subscription, watchedSince } from "./subscription.js";
-import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { WakeScheduler } from "./wake-scheduler.js";
+import { readWokenMany } from "./wake-markers.js";
 import { wakesSubscription } from "./wake-rule.js";
 
 export interface PendingRebuildDeps {
-  readonly registry: Pick<SubscriptionRegistry, "wokenThroughMany">;
+  /** The "subscriptions" space, where the wake markers are (wake-markers.ts). */
+  readonly markers: KeyValueSpace;
   readonly directories: DirectoryLookup;
   readonly buffer: ChannelBuffer;
   /** Messages kept per channel buffer: a read of this many returns all a buffer holds. */
@@ -103,7 +105,10 @@ async function rebuildChannel(
  * failure); a subscription whose marker cannot be read is reported and left out.
  */
 async function startsOf(deps: PendingRebuildDeps, watching: readonly Subscription[]): Promise<Start[]> {
-  const reads = await deps.registry.wokenThroughMany(watching.map((s) => s.id));
+  const reads = await readWokenMany(
+    deps.markers,
+    watching.map((s) => s.id),
+  );
   const starts: Start[] = [];
   for (const [at, subscription] of watching.entries()) {
     const read = reads[at];

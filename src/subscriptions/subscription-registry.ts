@@ -20,7 +20,7 @@ import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, laterOf } from "./buffer-entry.js";
-import { readWoken, readWokenMany, type WokenRead, wokenKey, wokenRecord } from "./wake-markers.js";
+import { readWoken, wokenKey, wokenRecord } from "./wake-markers.js";
 import type { Clock } from "../core/clock.js";
 import { PeriodicTask } from "../core/periodic-task.js";
 import type { CatalogChange, SubscriptionCatalog } from "./subscription-catalog.js";
@@ -238,11 +238,6 @@ export class SubscriptionRegistry {
   /** How far wake-ups of the subscription have delivered (undefined: none yet). */
   wokenThrough(id: string): Promise<BufferPosition | undefined> {
     return readWoken(this.space, id);
-  }
-
-  /** `wokenThrough` of several subscriptions in one read of the store (see readWokenMany). */
-  wokenThroughMany(ids: readonly string[]): Promise<readonly WokenRead[]> {
-    return readWokenMany(this.space, ids);
   }
 
   /**

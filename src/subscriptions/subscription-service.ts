@@ -133,7 +133,7 @@ export class SubscriptionService {
       onError: this.onError,
     });
     this.rebuild = {
-      registry,
+      markers: options.store.space("subscriptions"),
       directories: this.directories,
       buffer: this.buffer,
       bufferMaxMessages: settings.bufferMaxMessages,

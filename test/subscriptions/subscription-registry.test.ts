@@ -18,7 +18,7 @@ import { SharedCatalog } from "../../src/subscriptions/shared-catalog.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { LocalCatalog } from "../../src/subscriptions/subscription-catalog.js";
 import { SubscriptionRegistry } from "../../src/subscriptions/subscription-registry.js";
-import { wokenKey } from "../../src/subscriptions/wake-markers.js";
+import { readWokenMany, wokenKey } from "../../src/subscriptions/wake-markers.js";
 import { eventually } from "../support/eventually.js";
 import { HOME, type LossyCoordination, lossy } from "./support.js";
 
@@ -296,7 +296,7 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
     const at = "2026-11-30T09:00:00.000Z";
     await registry.markWoken(woken.id, { epoch: "e1", seq: 7, at });
     await space.set(wokenKey(broken.id), { v: 1, kind: "subscription-woken", data: {} });
-    const reads = await registry.wokenThroughMany([woken.id, never.id, broken.id]);
+    const reads = await readWokenMany(space, [woken.id, never.id, broken.id]);
     expect(reads.slice(0, 2)).toEqual([
       { ok: true, woken: { epoch: "e1", seq: 7, at } },
       { ok: true, woken: undefined },

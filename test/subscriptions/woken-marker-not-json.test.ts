@@ -10,9 +10,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { LocalCatalog } from "../../src/subscriptions/subscription-catalog.js";
-import { SubscriptionRegistry } from "../../src/subscriptions/subscription-registry.js";
-import { wokenKey } from "../../src/subscriptions/wake-markers.js";
+import { readWokenMany, wokenKey } from "../../src/subscriptions/wake-markers.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -24,12 +22,6 @@ it("reads the other wake markers beside one whose row is not JSON, which alone f
   dirs.push(dir);
   const store = await createStore({ dataDir: dir });
   const space = store.space("subscriptions");
-  const registry = await SubscriptionRegistry.open(space, {
-    catalog: new LocalCatalog(space),
-    onError: (error) => {
-      throw error;
-    },
-  });
   const at = "2026-11-30T09:00:00.000Z";
   await space.set(wokenKey("sub_good"), {
     v: 1,
@@ -41,10 +33,9 @@ it("reads the other wake markers beside one whose row is not JSON, which alone f
   db.prepare("UPDATE keyv SET value = 'not json' WHERE key = ?").run(`subscriptions:${wokenKey("sub_bad")}`);
   db.close();
 
-  const reads = await registry.wokenThroughMany(["sub_good", "sub_bad", "sub_never"]);
+  const reads = await readWokenMany(space, ["sub_good", "sub_bad", "sub_never"]);
   expect(reads[0]).toEqual({ ok: true, woken: { epoch: "e1", seq: 3, at } });
   expect(reads[1]).toMatchObject({ ok: false, error: expect.objectContaining({ name: "StoredDataError" }) });
   expect(reads[2]).toEqual({ ok: true, woken: undefined });
-  await registry.close();
   await store.close();
 });
