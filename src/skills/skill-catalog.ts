@@ -4,7 +4,6 @@
  * (tokens approximated as characters / 4); skills that do not fit are counted in a final
  * "…and N more" line, so the cost per turn stays bounded however many skills are installed.
  */
-import { clipLine } from "../core/one-line.js";
 import { oneLineDescription, type Skill } from "./skill.js";
 
 /** Default catalog budget, in approximate tokens. */
@@ -21,7 +20,7 @@ export function approxTokens(text: string): number {
 }
 
 function lineOf(skill: Pick<Skill, "name" | "description">): string {
-  return `- ${skill.name}: ${clipLine(oneLineDescription(skill.description), CATALOG_DESCRIPTION_MAX)}`;
+  return `- ${skill.name}: ${oneLineDescription(skill.description, CATALOG_DESCRIPTION_MAX)}`;
 }
 
 function moreLine(count: number): string {

@@ -4,9 +4,9 @@
  * and a Markdown body, plus any files beside it (listed when the skill is loaded, not per scan). These are the frozen domain types the loader,
  * catalog, tools and commands pass around (the name rule every entry point validates is skill-name.ts),
  * and how a skill's description reads on the one line the catalog, the `skills` listing and a
- * loaded skill give it.
+ * loaded skill give it (folded once, here, and clipped to the length each shows).
  */
-import { oneLine } from "../core/one-line.js";
+import { clipLine, oneLine } from "../core/one-line.js";
 import type { SkillDocument } from "./skill-file.js";
 
 /** Where a skill was found: the team's workspace, this server's data dir, or a configured folder. */
@@ -48,8 +48,9 @@ export function sourceLabel(kind: SkillSourceKind): string {
 /**
  * A skill's description on one line: every line break and control character (core/one-line.ts:
  * NEL and the C0 separators too, which `\s` misses) and every run of whitespace one space, so a
- * description cannot start a line of its own wherever it is listed.
+ * description cannot start a line of its own wherever it is listed; at most `max` characters,
+ * ending in "…" when cut (clipLine, which folds the whitespace: this is the one fold).
  */
-export function oneLineDescription(description: string): string {
-  return oneLine(description).replace(/\s+/g, " ").trim();
+export function oneLineDescription(description: string, max = Number.POSITIVE_INFINITY): string {
+  return clipLine(oneLine(description), max);
 }
