@@ -39,8 +39,8 @@ import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { claimDelivery, type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
-import { replyOf, runOnce, stopRunsOnce } from "./telegram-command-runs.js";
-import { droppedNote, LANE_FULL, type LaneEntry } from "../shared/hand-over-lanes.js";
+import { replyOf, runOnce } from "./telegram-command-runs.js";
+import { droppedNote, LANE_FULL, type LaneEntry, type Routed } from "../shared/hand-over-lanes.js";
 import type { LanePosition } from "../shared/lane-stop-marks.js";
 import {
   commandOf,
@@ -195,9 +195,11 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   if (command?.name === "pairs") return tell(await deps.access.list(admitted.user));
   if (command?.name === "unpair") return tell(await deps.access.unpair(admitted.user, command.args[0]));
   if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
-  if (command?.name === "stop" && !(await stopRunsOnce(delivered, deps))) return;
   const lane = laneOf(message);
-  const routed = await deps.lanes.route(lane, entryOf(delivered, command, target, tell, deps));
+  const routed =
+    command && SERVICE_COMMANDS.has(command.name)
+      ? await routeCommand(lane, delivered, command, target, tell, deps)
+      : await deps.lanes.route(lane, messageEntry(delivered, target, tell, deps));
   if (routed.kind === "queued") deps.waits.note(ctx.update, routed.handedOver);
   if (routed.kind !== "full") return;
   deps.logger.info({ lane }, "telegram: hand-over lane full");
@@ -215,51 +217,68 @@ function positionOf(delivered: Delivered): LanePosition {
   return delivered.message.message_id;
 }
 
-/**
- * The message as its sender's lane routes it: a command the service answers (its stop with what
- * the stop dropped), or a message handed over with its files.
- */
-function entryOf(
+/** A message (no service command) as its sender's lane routes it: handed over with its files. */
+function messageEntry(
   delivered: Delivered,
-  command: { readonly name: string; readonly args: readonly string[] } | undefined,
   target: ThreadTarget,
   tell: (text: string) => Promise<void>,
   deps: HandlerDeps,
 ): LaneEntry {
-  const redelivered = () => deps.redelivers(delivered.updateId);
-  const claimDrop = () => claimDelivery([delivered], deps);
+  return {
+    kind: "message",
+    handOver: (signal) => handOver([delivered], target, deps, tell, signal),
+    tell,
+    redelivered: () => deps.redelivers(delivered.updateId),
+    claimDrop: () => claimDelivery([delivered], deps),
+    position: positionOf(delivered),
+  };
+}
+
+/**
+ * Route a service command through its sender's lane `lane`, claimed where it runs (runOnce): a
+ * /stop at once, before it cancels the lane — a stop never waits behind what the sender sent
+ * before it, and one delivered again cancels nothing — answered with what it dropped; any other
+ * command when the lane hands it over, at once or in its turn, so one a stopping channel drops
+ * is left for its update's redelivery.
+ */
+async function routeCommand(
+  lane: string,
+  delivered: Delivered,
+  command: { readonly name: string; readonly args: readonly string[] },
+  target: ThreadTarget,
+  tell: (text: string) => Promise<void>,
+  deps: HandlerDeps,
+): Promise<Routed> {
+  const { name } = command;
+  const once = <Result>(run: () => Promise<Result>) => runOnce(delivered, name, run, tell, deps);
+  const reply = () =>
+    replyOf(
+      name,
+      () => deps.service.command(target, userOf(delivered.message.from!), name, command.args),
+      deps,
+    );
   const position = positionOf(delivered);
-  if (!command || !SERVICE_COMMANDS.has(command.name))
-    return {
-      kind: "message",
-      handOver: (signal) => handOver([delivered], target, deps, tell, signal),
-      tell,
-      redelivered,
-      claimDrop,
-      position,
-    };
-  const answer = () =>
-    deps.service.command(target, userOf(delivered.message.from!), command.name, command.args);
-  if (command.name === "stop")
-    return {
+  if (name === "stop") {
+    const stop: LaneEntry = {
       kind: "stop",
       answer: async (dropped) => {
-        const reply = await replyOf(command.name, answer, deps);
-        return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
+        const text = await reply();
+        return tell(dropped > 0 ? `${text}\n\n${droppedNote(dropped)}` : text);
       },
       position,
     };
-  return {
+    return (await once(() => deps.lanes.route(lane, stop))) ?? { kind: "answered" };
+  }
+  return deps.lanes.route(lane, {
     kind: "command",
-    name: command.name,
-    // Claimed as a stop's drop of it would be: a redelivery of its update (to any process) runs
-    // nothing, and is dropped untold by a stop.
-    handOver: () => runOnce(delivered, command.name, answer, tell, deps),
+    name,
+    handOver: () => once(async () => tell(await reply())),
     tell,
-    redelivered,
-    claimDrop,
+    redelivered: () => deps.redelivers(delivered.updateId),
+    // Claimed as its run would be: a redelivery of its update (to any process) is dropped untold.
+    claimDrop: () => claimDelivery([delivered], deps),
     position,
-  };
+  });
 }
 
 /**

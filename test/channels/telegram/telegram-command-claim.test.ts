@@ -2,10 +2,9 @@
  * A service command runs once per update and never fails in silence: its update claimed in the
  * session layer's record of deliveries, a /stop delivered again (a webhook's redelivery) stops
  * nothing more; a command whose claim cannot be made (the record unreachable) or that fails once
- * claimed is answered commandFailed; a /stop the record cannot place still stops.
+ * claimed is answered that it did not work; a /stop the record cannot place still stops.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { commandFailed } from "../../../src/channels/telegram/telegram-command-runs.js";
 import type { RecordedCommand } from "../../support/recording-service.js";
 import { ALICE, ALICE_DM, type Harness, ScriptedService, startHarness, TEST_WEBHOOK } from "./harness.js";
 import { postToWebhook } from "./post-to-webhook.js";
@@ -31,6 +30,9 @@ afterEach(async () => {
   harness = undefined;
 });
 
+/** What a person is told when their command `name` could not run. */
+const failed = (name: string) => `Sorry, /${name} did not work. Please try again.`;
+
 /** What the bot has said to Alice. */
 function toAlice(h: Harness): string[] {
   return h.tg.state.botMessages(ALICE.id).map((message) => message.text ?? "");
@@ -42,7 +44,7 @@ describe("telegram: a service command's run", () => {
     harness = await startHarness({ service });
     const h = harness;
     h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/status" });
-    await h.tg.waitFor(() => toAlice(h).includes(commandFailed("status")));
+    await h.tg.waitFor(() => toAlice(h).includes(failed("status")));
     expect(service.commands).toEqual([]);
   });
 
@@ -51,7 +53,7 @@ describe("telegram: a service command's run", () => {
     harness = await startHarness({ service });
     const h = harness;
     h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/status" });
-    await h.tg.waitFor(() => toAlice(h).includes(commandFailed("status")));
+    await h.tg.waitFor(() => toAlice(h).includes(failed("status")));
     expect(service.commands.map((command) => command.name)).toEqual(["status"]);
   });
 
