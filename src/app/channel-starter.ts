@@ -97,7 +97,11 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
   };
 }
 
-/** Connect `adapter` once, registering what it offers before and after it starts. */
+/**
+ * Connect `adapter` once, registering what it offers before and after it starts. A failed start
+ * is the adapter's own to undo; an attempt abandoned by `signal` rejects only once the adapter is
+ * stopped (start-or-stop.ts).
+ */
 async function connect(
   adapter: ChannelAdapter,
   context: ChannelContext,

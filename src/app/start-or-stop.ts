@@ -1,22 +1,60 @@
 /**
- * One connection attempt of a platform channel that never outlives its attempt: the channel is
- * stopped when the attempt is abandoned (deadline, shutdown) or fails, so a library's own
- * reconnect loop does not keep running behind the supervisor's back.
+ * One connection attempt of a platform channel that never outlives its attempt. The undo has one
+ * owner each way: a channel whose start fails undoes what it began itself (Slack and Telegram stop
+ * themselves, so a channel started without this — tests, the console — is left clean too), and
+ * this stops the channel only when the attempt is abandoned (its signal aborts: deadline,
+ * shutdown), so a library's own reconnect loop does not keep running behind the supervisor's back.
+ * An abandoned attempt settles only once its stop has finished, so no stop still runs when the
+ * caller goes on.
  */
 
-/** Start `channel`, stopping it when `signal` aborts or the start fails (nothing keeps retrying). */
-export async function startOrStop(
-  channel: { start(): Promise<void>; stop(): Promise<void> },
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const stop = (): void => void channel.stop().catch(() => undefined);
-  signal?.addEventListener("abort", stop, { once: true });
+interface Startable {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Start `channel`. When `signal` aborts first, the channel is stopped, and the returned promise
+ * rejects with the signal's reason once it is; a start that still succeeds after that stop (the
+ * stop came before there was anything to stop) is stopped when it does, before the rejection. A
+ * failed start rejects as is: the channel undid it. Nothing starts when `signal` has aborted already.
+ */
+export async function startOrStop(channel: Startable, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  const started = channel.start();
+  if (signal === undefined) return started;
+  // Whether the start connected, once it has settled: read right after the race below, whose
+  // handlers run after these.
+  let connected: boolean | undefined;
+  const settled = started.then(
+    () => {
+      connected = true;
+      return true;
+    },
+    () => {
+      connected = false;
+      return false;
+    },
+  );
+  let onAbort = (): void => undefined;
+  const abandoned = new Promise<void>((resolve) => {
+    onAbort = resolve;
+  });
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
-    await channel.start();
-  } catch (error) {
-    stop();
-    throw error;
+    await Promise.race([started, abandoned]);
   } finally {
-    signal?.removeEventListener("abort", stop);
+    signal.removeEventListener("abort", onAbort);
   }
+  if (!signal.aborted) return;
+  // Abandoned: stopped once for what the start began — at once while it is under way (cutting it
+  // short), and again only if it connects all the same. A start that failed was undone by the channel.
+  if (connected !== false) await stopQuietly(channel);
+  if (connected === undefined && (await settled)) await stopQuietly(channel);
+  throw signal.reason;
+}
+
+/** The attempt is abandoned either way: a stop that fails leaves the caller nothing to do (the channel logs it). */
+function stopQuietly(channel: Startable): Promise<void> {
+  return channel.stop().catch(() => undefined);
 }

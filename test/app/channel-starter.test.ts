@@ -27,9 +27,13 @@ class FakeAdapter implements ChannelAdapter {
   state: ChannelHealth = { ready: false, state: "stopped" };
   failStart = false;
 
+  /** Like every adapter, a start that fails undoes what it began (the starter stops nothing then). */
   async start(): Promise<void> {
     this.steps.push("start");
-    if (this.failStart) throw new Error("no connection");
+    if (this.failStart) {
+      await this.stop();
+      throw new Error("no connection");
+    }
     this.state = { ready: true, state: "connected" };
   }
 
@@ -153,7 +157,7 @@ describe("channelStarter", () => {
     expect(adapter.steps.at(-1)).toBe("stop");
   });
 
-  it("stops an adapter whose start fails, and registers no directory for it", async () => {
+  it("leaves an adapter whose start fails stopped once, by itself, and registers no directory for it", async () => {
     const adapter = new FakeAdapter();
     adapter.failStart = true;
     const s = setup(adapter);

@@ -297,7 +297,8 @@ export class SlackChannel implements ChannelAdapter {
       await inbound.listen();
       await this.receiver.listen(app);
     } catch (error) {
-      // Undone, so the supervisor's next attempt starts again from scratch.
+      // Undone here, and only here (startOrStop stops only an abandoned attempt), so the
+      // supervisor's next attempt starts again from scratch.
       await this.stop();
       throw error;
     }

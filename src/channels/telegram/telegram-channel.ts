@@ -328,7 +328,8 @@ export class TelegramChannel implements ChannelAdapter {
       await this.lanes.listen();
       await this.receiver.start();
     } catch (error) {
-      // Undoing (which clears `started`) never replaces the start's own error, which tells the supervisor what to do.
+      // Undone here, and only here (startOrStop stops only an abandoned attempt). Undoing (which
+      // clears `started`) never replaces the start's own error, which tells the supervisor what to do.
       await this.stop().catch((undoing: unknown) => {
         this.logger.warn({ err: errorText(undoing) }, "telegram: stopping a failed start failed");
       });
