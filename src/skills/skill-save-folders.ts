@@ -4,7 +4,7 @@
  * new one into place; how such a name is read back (parseSaveFolder, for the cleanup of the ones
  * a dead process left: skill-save-leftovers.ts); and how the loader tells, from a source's folder
  * names, which aside folder stands for its skill meanwhile. One place for every side, so the
- * writer (save-skill-tool.ts) and the readers (skill-loader.ts, the cleanup) agree on the names.
+ * writer (skill-save-write.ts) and the readers (skill-loader.ts, the cleanup) agree on the names.
  */
 import { skillNameSchema } from "./skill-name.js";
 
