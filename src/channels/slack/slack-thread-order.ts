@@ -20,7 +20,7 @@ import { LANE_MAX_WAITING } from "../shared/hand-over-lanes.js";
  * events (its message and app_mention twins), so a burst their lane would take is never refused
  * here first, and a flood waits no more than that per sender while Slack is slow.
  */
-export const ORDER_MAX_WAITING = 2 * LANE_MAX_WAITING;
+const ORDER_MAX_WAITING = 2 * LANE_MAX_WAITING;
 
 /** What a sender is told, privately and once per burst, when a thread's order refuses their message. */
 export const ORDER_FULL =

@@ -5,105 +5,21 @@
  * per burst (never in the thread). Another person's message in that thread is still taken, and
  * handed over once the checks answer.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
-import { AccessPolicy, REFUSALS } from "../../../src/channels/slack/slack-access.js";
-import { SlackInbound } from "../../../src/channels/slack/slack-inbound.js";
-import { ORDER_FULL, ORDER_MAX_WAITING } from "../../../src/channels/slack/slack-thread-order.js";
-import { LatestThreads } from "../../../src/channels/slack/slack-latest-threads.js";
-import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
-import { UserDirectory } from "../../../src/channels/slack/slack-users.js";
-import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
-import type { FakeSlack } from "../../fakes/fake-slack/index.js";
-import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
-import { FakeService } from "./fake-service.js";
-import { clientsFor, silentLogger, startFakeSlackWithAnaAndBo } from "./support.js";
+import { LANE_MAX_WAITING } from "../../../src/channels/shared/hand-over-lanes.js";
+import { REFUSALS } from "../../../src/channels/slack/slack-access.js";
+import { ORDER_FULL } from "../../../src/channels/slack/slack-thread-order.js";
+import { mention, startInbound as startOn } from "./inbound-on-fake.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A gate the access check waits at while it is held. */
-function accessGate() {
-  let open = Promise.resolve();
-  let release = () => {};
-  return {
-    hold: () => {
-      open = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    },
-    release: () => release(),
-    passed: () => open,
-  };
-}
+/** How many of one sender's events a thread's order holds: twice their lane's cap (slack-thread-order.ts). */
+const ORDER_MAX_WAITING = 2 * LANE_MAX_WAITING;
 
-/**
- * SlackInbound on the fake Slack, Mallory (U9, a guest: refused once checked) added, its access
- * check waiting at `gate`; `logs` are its log lines.
- */
-async function startInbound() {
-  const fake = await startFakeSlackWithAnaAndBo();
-  cleanup.push(() => fake.close());
-  fake.state.addUser({ id: "U9", name: "mallory", guest: true });
-  const root = await mkdtemp(join(tmpdir(), "slack-order-"));
-  cleanup.push(() => rm(root, { recursive: true, force: true }));
-  const logs: Record<string, unknown>[] = [];
-  const logger = pino({ level: "info" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-  const gate = accessGate();
-  const clients = clientsFor(fake);
-  const service = new FakeService();
-  const users = new UserDirectory(clients.api, silentLogger, () => ({ teamId: fake.state.teamId }));
-  const access = new AccessPolicy([], [], {
-    allow: false,
-    account: async (id) => {
-      await gate.passed();
-      return users.account(id);
-    },
-  });
-  const workspace = createWorkspacePaths({ root, offLimits: [] });
-  const inbound = new SlackInbound({
-    bot: { userId: fake.state.botUserId, botId: fake.state.botId, teamId: fake.state.teamId },
-    service,
-    clients,
-    threads: new ThreadRegistry(service, new LatestThreads({ workspace: () => fake.state.teamId, logger })),
-    users,
-    access,
-    allowedBots: new Set(),
-    requireMentionInThreads: false,
-    files: {
-      botToken: fake.state.botToken,
-      apiUrl: fake.apiUrl,
-      maxBytes: 1024,
-      workspace,
-      uploads: OPEN_UPLOADS,
-    },
-    attachments: new AttachmentIntake({ workspace, logger }),
-    logger,
-  });
-  cleanup.push(() => inbound.stop());
-  return { fake, gate, inbound, service, logs };
-}
-
-/** `user`'s mention of the bot in thread `thread` of #general, as Slack delivers it. */
-function mention(fake: FakeSlack, user: string, thread: string, text: string) {
-  const ts = fake.state.nextTs();
-  const event = {
-    type: "app_mention",
-    channel: "C1",
-    channel_type: "channel",
-    user,
-    text: `<@${fake.state.botUserId}> ${text}`,
-    ts,
-    thread_ts: thread,
-  };
-  return { event, envelope: { event_id: `Ev${ts}`, team_id: fake.state.teamId } };
-}
+const startInbound = () => startOn(cleanup);
 
 describe("slack: a thread's order while the access check is slow", () => {
   it("holds at most ORDER_MAX_WAITING of one sender's events, refusing the rest (the sender told privately once), and never another sender's", async () => {
