@@ -1,10 +1,11 @@
 /**
- * How a Telegram service command (one the session layer answers: `service.command()`) runs: once
- * per update, never failing in silence. Every one, /stop among them, claims its update here
+ * How a Telegram command runs: once per update, never failing in silence. Every command the
+ * channel runs — a service command (one the session layer answers: `service.command()`), /stop
+ * among them, and an access command (/start, /pair, /pairs, /unpair) — claims its update here
  * (runOnce), in the session layer's record of deliveries (telegram-hand-over.ts claimDelivery), as a
  * message's hand-over and a stop's drop claim theirs, so an update Telegram delivers again (to any
- * process) runs nothing: a /skill's turn is not run twice, and a /stop delivered again does not
- * stop a newer turn. It is claimed when it runs, never before: a
+ * process) runs nothing: a /skill's turn is not run twice, a /pair is not approved twice, and a
+ * /stop delivered again does not stop a newer turn. It is claimed when it runs, never before: a
  * command waiting in its sender's lane that a stopping channel drops is left unclaimed for the
  * update's redelivery to run. A /stop the record cannot place still runs: one that comes twice
  * stops at worst a turn begun between them, one dropped would leave the turn she stopped running.

@@ -11,9 +11,9 @@
  * An album arrives as several messages (telegram-albums.ts) and is handed over as one: every
  * item's file (at most the per-message file count, each through the upload gate), the items'
  * captions, and one dedupe key per item's update (dedupeKeyOf). A drop of a message, and a
- * service command's run (/stop's too), claim the same keys (claimDelivery), so a redelivery of one
- * handed over elsewhere is dropped without telling its sender, and a service command runs once
- * per update (telegram-handlers.ts).
+ * command's run (/stop's and the access commands' too), claim the same keys (claimDelivery), so a
+ * redelivery of one handed over elsewhere is dropped without telling its sender, and a command
+ * runs once per update (telegram-command-runs.ts).
  *
  * The person's own text, and the record of what they forwarded: a forward's words are someone
  * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in

@@ -12,8 +12,8 @@
  * each drop is claimed first in the session layer's record of deliveries, where a message's
  * hand-over and a service command's run claim their update too (telegram-hand-over.ts
  * claimDelivery), so a service command, /stop included, runs once per update and never fails in
- * silence (telegram-command-runs.ts); /start, /pair, /pairs and /unpair, answered here, claim
- * nothing and are answered again when their update comes again. When the channel stops before a message (an album, a
+ * silence (telegram-command-runs.ts), as do /start, /pair, /pairs and /unpair, answered here on
+ * the bot's access. When the channel stops before a message (an album, a
  * command waiting behind one) is handed over, it is dropped, and its sender is told to send it
  * again (hand-over-lanes.ts drain) when Telegram will not deliver it again: polling confirmed its
  * update as it fetched it, and a webhook update may have been answered at the webhook's deadline.
@@ -118,6 +118,25 @@ function startText(userId: number, admin: boolean): string {
   );
 }
 
+/** The commands answered here, on the bot's access (telegram-access.ts), not by the session layer. */
+const ACCESS_COMMANDS: ReadonlySet<string> = new Set(["start", "pair", "pairs", "unpair"]);
+
+/** The answer to access command `name` (ACCESS_COMMANDS) from `user`, who may use the bot. */
+async function accessReply(
+  name: string,
+  args: readonly string[],
+  message: TelegramMessage,
+  user: { id: number; name: string },
+  deps: HandlerDeps,
+): Promise<string> {
+  if (name === "start") return startText(user.id, deps.access.isAdmin(user.id));
+  if (name === "pair") return deps.access.approve(user, args[0]);
+  // The list names every paired account and its approver: not for a group's other members.
+  if (message.chat.type !== "private") return `Send /${name} to me in a private chat.`;
+  if (name === "pairs") return deps.access.list(user);
+  return deps.access.unpair(user, args[0]);
+}
+
 function readMessage(ctx: Context, raw: unknown, deps: HandlerDeps): TelegramMessage | undefined {
   const screened = screenedMessage(ctx.update);
   if (screened) return screened;
@@ -188,13 +207,12 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   const admitted = await admit(message, deps, command?.name);
   if (!admitted) return;
   const { target, tell } = admitted;
-  if (command?.name === "pair") return tell(await deps.access.approve(admitted.user, command.args[0]));
-  // The list names every paired account and its approver: not for a group's other members.
-  if ((command?.name === "pairs" || command?.name === "unpair") && message.chat.type !== "private")
-    return tell(`Send /${command.name} to me in a private chat.`);
-  if (command?.name === "pairs") return tell(await deps.access.list(admitted.user));
-  if (command?.name === "unpair") return tell(await deps.access.unpair(admitted.user, command.args[0]));
-  if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
+  if (command && ACCESS_COMMANDS.has(command.name)) {
+    const { name, args } = command;
+    const answer = () => accessReply(name, args, message, admitted.user, deps);
+    await runOnce(delivered, name, async () => tell(await replyOf(name, answer, deps)), tell, deps);
+    return;
+  }
   const lane = laneOf(message);
   const routed =
     command && SERVICE_COMMANDS.has(command.name)

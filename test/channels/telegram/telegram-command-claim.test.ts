@@ -1,12 +1,21 @@
 /**
- * A service command runs once per update and never fails in silence: its update claimed in the
- * session layer's record of deliveries, a /stop delivered again (a webhook's redelivery) stops
- * nothing more; a command whose claim cannot be made (the record unreachable) or that fails once
+ * A command runs once per update and never fails in silence: its update claimed in the session
+ * layer's record of deliveries, a /stop delivered again (a webhook's redelivery) stops nothing
+ * more, nor is an access command (/start, /pair, /pairs, /unpair) answered again; a command whose claim cannot be made (the record unreachable) or that fails once
  * claimed is answered that it did not work; a /stop the record cannot place still stops.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedCommand } from "../../support/recording-service.js";
-import { ALICE, ALICE_DM, type Harness, ScriptedService, startHarness, TEST_WEBHOOK } from "./harness.js";
+import {
+  ALICE,
+  ALICE_DM,
+  type Harness,
+  MALLORY,
+  MALLORY_DM,
+  ScriptedService,
+  startHarness,
+  TEST_WEBHOOK,
+} from "./harness.js";
 import { postToWebhook } from "./post-to-webhook.js";
 
 /** A service whose record of deliveries cannot be reached. */
@@ -69,6 +78,39 @@ describe("telegram: a service command's run", () => {
     expect(await postToWebhook(channel.webhookPort(), later)).toBe("status 200");
     await service.waitFor(() => service.commands.some((command) => command.name === "status"));
     expect(service.commands.map((command) => command.name)).toEqual(["stop", "status"]);
+  });
+
+  it("runs /start, /pair, /pairs and /unpair delivered twice (a webhook redelivery) once each", async () => {
+    harness = await startHarness({ webhook: TEST_WEBHOOK });
+    const h = harness;
+    const post = async (update: unknown) => {
+      expect(await postToWebhook(h.channel.webhookPort(), update)).toBe("status 200");
+    };
+    await post(h.tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "hello" }).update);
+    const refusal = h.tg.state
+      .botMessages(MALLORY.id)
+      .map((message) => message.text ?? "")
+      .join("\n");
+    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal)?.[1];
+    expect(code).toBeDefined();
+    const commands = ["/start", `/pair ${code}`, "/pairs", `/unpair ${MALLORY.id}`];
+    for (const text of commands) {
+      const update = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text }).update;
+      await post(update);
+      await post(update);
+    }
+    // A later command's answer: every delivery before it was handled.
+    await post(h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/status" }).update);
+    await h.tg.waitFor(() => toAlice(h).includes("ran status"));
+    expect(toAlice(h)).toHaveLength(commands.length + 1);
+  });
+
+  it("tells the person when the claim of /pairs cannot be made", async () => {
+    harness = await startHarness({ service: new RecordDown() });
+    const h = harness;
+    h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/pairs" });
+    await h.tg.waitFor(() => toAlice(h).includes(failed("pairs")));
+    expect(toAlice(h)).toEqual([failed("pairs")]);
   });
 
   it("still stops when the record cannot place the /stop", async () => {
