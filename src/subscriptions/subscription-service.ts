@@ -111,7 +111,7 @@ export class SubscriptionService {
       isBusy: (sessionId) => options.sink.isBusy(sessionId),
       deliver: (batch) => this.delivery.deliver(batch),
       onError: (error, id) => this.onError(error, `waking subscription ${id}`),
-      ...(options.shared ? { claims: new StoreWakeClaims(options.store.space("dedupe")) } : {}),
+      ...(options.shared ? { claims: new StoreWakeClaims(options.store.space("dedupe"), this.onError) } : {}),
       budget: options.wakeBudget,
     });
     this.moves = {

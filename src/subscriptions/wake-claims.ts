@@ -8,20 +8,27 @@
  * failed, so the next try (in any process) takes it again. Claims live in the store's "dedupe"
  * space, whose write-if-absent, compare-and-set and compare-and-delete hold across processes: a
  * renewal extends and a release deletes only the claim it read as this process's, never one
- * another process took after it lapsed.
+ * another process took after it lapsed. A stored claim that cannot be read (not JSON, or not a
+ * claim: corrupt, or written by something else) says neither who holds it nor until when — and
+ * may never expire — so a take replaces it with this process's claim, for a take's time, and
+ * reports it: left in place it would hold the message's wake-up back for good.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { HOUR_MS } from "../store/slot-budget.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { updateByCompareAndSet } from "../store/update-by-compare-and-set.js";
+import { StoredDataError } from "../store/versioned.js";
 
 /** How a claim went: this process's now, kept by a delivered wake-up, or being handed over elsewhere. */
 export type ClaimResult = "won" | "delivered" | "elsewhere";
 
 /** Claims on matched messages' wake-ups, by key (see the module comment). */
 export interface WakeClaims {
-  /** Take the claim for a hand-over (a few minutes); an unreadable claim held elsewhere counts as "elsewhere". */
+  /**
+   * Take the claim for a hand-over (a few minutes): "won" also over a stored claim that cannot be
+   * read, which is replaced (and reported); "elsewhere" when another process changed that one first.
+   */
   take(key: string): Promise<ClaimResult>;
   /**
    * The hand-over is still under way: this process's claim lasts a take's time again (retaken when
@@ -51,6 +58,15 @@ interface ClaimRecord {
 
 const claimSchema: z.ZodType<ClaimRecord> = z.object({ owner: z.string().min(1), kept: z.boolean() });
 
+/** A stored claim that cannot be read: why, and its value when the store could hand it back (JSON). */
+interface Unreadable {
+  readonly reason: string;
+  readonly value?: unknown;
+}
+
+/** A claim's key as read: the claim (undefined: none stored), or what cannot be read there. */
+type StoredClaim = { readonly claim: ClaimRecord | undefined } | { readonly unreadable: Unreadable };
+
 /** Wake claims in a store space shared by the processes (the "dedupe" space). */
 export class StoreWakeClaims implements WakeClaims {
   /** This instance's claims: a claim it could not release is its own again on the next try. */
@@ -58,13 +74,19 @@ export class StoreWakeClaims implements WakeClaims {
   /** This instance's claim while a hand-over is under way: what a take and a renewal write. */
   private readonly taken: ClaimRecord = { owner: this.owner, kept: false };
 
-  constructor(private readonly space: KeyValueSpace) {}
+  /** `onError` hears of each stored claim that could not be read and was replaced. */
+  constructor(
+    private readonly space: KeyValueSpace,
+    private readonly onError: (error: unknown, context: string) => void,
+  ) {}
 
   async take(key: string): Promise<ClaimResult> {
     if (await this.space.setIfAbsent(storeKey(key), this.taken, WAKE_CLAIM_TAKE_MS)) return "won";
-    const held = parsed(await this.space.get(storeKey(key)));
-    if (this.isTaken(held)) return "won";
-    return held?.kept ? "delivered" : "elsewhere";
+    const stored = await this.readStored(key);
+    if ("unreadable" in stored)
+      return (await this.replaceUnreadable(key, stored.unreadable)) ? "won" : "elsewhere";
+    if (this.isTaken(stored.claim)) return "won";
+    return stored.claim?.kept ? "delivered" : "elsewhere";
   }
 
   /**
@@ -90,6 +112,49 @@ export class StoreWakeClaims implements WakeClaims {
   async release(key: string): Promise<void> {
     const stored = await this.space.get(storeKey(key));
     if (this.isTaken(parsed(stored))) await this.space.deleteIf(storeKey(key), stored);
+  }
+
+  /** The claim stored under `key` as read, or what cannot be read there. */
+  private async readStored(key: string): Promise<StoredClaim> {
+    let value: unknown;
+    try {
+      value = await this.space.get(storeKey(key));
+    } catch (error) {
+      // A row that is not JSON: the store cannot hand its value back to be compared.
+      if (error instanceof StoredDataError) return { unreadable: { reason: error.message } };
+      throw error;
+    }
+    if (value === undefined) return { claim: undefined };
+    const checked = claimSchema.safeParse(value);
+    return checked.success
+      ? { claim: checked.data }
+      : { unreadable: { reason: "it is not a wake claim", value } };
+  }
+
+  /**
+   * Replace a stored claim that cannot be read with this process's, for a take's time, and report
+   * it; false when another process changed it first. One that is JSON is replaced only while it is
+   * stored as read (compare-and-set); a row that is not JSON cannot be compared, so it is deleted
+   * and this process's claim written if none was meanwhile (two processes doing so at the same
+   * moment may then both wake for the message: each reports it).
+   */
+  private async replaceUnreadable(key: string, unreadable: Unreadable): Promise<boolean> {
+    const claimKey = storeKey(key);
+    let replaced: boolean;
+    if (unreadable.value !== undefined)
+      replaced = await this.space.replaceIf(claimKey, unreadable.value, this.taken, WAKE_CLAIM_TAKE_MS);
+    else {
+      await this.space.delete(claimKey);
+      replaced = await this.space.setIfAbsent(claimKey, this.taken, WAKE_CLAIM_TAKE_MS);
+    }
+    if (replaced)
+      this.onError(
+        new Error(
+          `wake claim ${key} could not be read (${unreadable.reason}): replaced by this process's claim`,
+        ),
+        `taking wake claim ${key}`,
+      );
+    return replaced;
   }
 
   /** Whether a stored claim is this instance's, taken for a hand-over and not kept. */

@@ -13,7 +13,8 @@ import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
 import type { Clock } from "../../src/core/clock.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Subscription } from "../../src/subscriptions/subscription.js";
+import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
+import { channelKeyOf, type Subscription } from "../../src/subscriptions/subscription.js";
 import { wokenKey } from "../../src/subscriptions/wake-markers.js";
 import { StoreWakeClaims, WAKE_CLAIM_TAKE_MS } from "../../src/subscriptions/wake-claims.js";
 import { WAKE_CLAIM_RENEW_MS } from "../../src/subscriptions/wake-hand-over.js";
@@ -64,6 +65,13 @@ class ClaimsWatchedStore extends WrappedStore {
       deleteIf: (key, expected) => watch(inner.deleteIf(key, expected)),
     };
   }
+}
+
+/** Wake claims in `space`, where finding one that cannot be read fails the test. */
+function claimsOn(space: KeyValueSpace): StoreWakeClaims {
+  return new StoreWakeClaims(space, (error) => {
+    throw error;
+  });
 }
 
 /**
@@ -221,6 +229,31 @@ describe("wake claims of several processes on one Redis", () => {
     expect(clock.pending).toBe(timersAtOpen);
   });
 
+  it("a claim on the message that cannot be read, stored without expiry, does not hold its wake-up back: it is replaced and reported", async () => {
+    const clock = new ManualClock(Date.now());
+    const a = await openProcess(clock);
+    await a.harness.service.subscribe(ALICE, { channel: "#deploys" });
+    const [subscription] = await a.harness.service.listFor(ALICE.sessionId);
+    const seen = message("prod is down");
+    await a.harness.service.observe(seen);
+    const head = await a.store
+      .space("buffers")
+      .get<{ data: { epoch: string } }>(bufferHeadKey(channelKeyOf(seen)));
+    // The claim key of the message's wake-up (wake-hand-over.ts), written by something else.
+    const claimKey = `wake-claim:wake:${subscription?.id}:${head?.data.epoch}:1`;
+    await a.store.space("dedupe").set(claimKey, { owner: 42 });
+
+    clock.advance(DEBOUNCE_MS);
+    await eventually(() => a.harness.sink.wakes.length === 1, "the wake-up");
+    await a.harness.service.settled();
+    expect(a.harness.errors.map(({ context }) => context)).toEqual([
+      expect.stringContaining("taking wake claim"),
+    ]);
+    const kept = await claimTtls();
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toBeGreaterThan(7 * DAY_MS);
+  });
+
   it("a claim lasts minutes while its hand-over is under way, and days once the wake-up was accepted", async () => {
     const a = await openProcess();
     const realWake = a.harness.sink.wake.bind(a.harness.sink);
@@ -261,7 +294,7 @@ describe("renewing a wake claim", () => {
   it("extends this process's claim, retakes one that lapsed untaken, and refuses one held elsewhere or kept", async () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     const space = store.space("dedupe");
-    const [mine, theirs] = [new StoreWakeClaims(space), new StoreWakeClaims(space)];
+    const [mine, theirs] = [claimsOn(space), claimsOn(space)];
     expect(await mine.take("k1")).toBe("won");
     expect(await mine.renew("k1")).toBe(true);
     expect(await theirs.take("k1")).toBe("elsewhere");
@@ -278,22 +311,17 @@ describe("renewing a wake claim", () => {
 });
 
 describe("a process's own wake claim", () => {
-  it("is one taken and not kept: a kept one reads as delivered and stays, an unreadable one as held elsewhere", async () => {
+  it("is one taken and not kept: a kept one reads as delivered and stays", async () => {
     const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     try {
       const space = store.space("dedupe");
-      const [mine, theirs] = [new StoreWakeClaims(space), new StoreWakeClaims(space)];
+      const [mine, theirs] = [claimsOn(space), claimsOn(space)];
       expect(await mine.take("k1")).toBe("won");
       expect(await mine.take("k1")).toBe("won");
       await mine.keep("k1");
       expect(await mine.take("k1")).toBe("delivered");
       await mine.release("k1");
       expect(await theirs.take("k1")).toBe("delivered");
-      await space.set("wake-claim:k2", { owner: 42 });
-      expect(await mine.take("k2")).toBe("elsewhere");
-      expect(await mine.renew("k2")).toBe(false);
-      await mine.release("k2");
-      expect(await space.get("wake-claim:k2")).toEqual({ owner: 42 });
     } finally {
       await store.close();
     }
@@ -319,8 +347,8 @@ describe("renewing a wake claim on Redis", () => {
       const [innerA, spaceB] = [storeA.space("dedupe"), storeB.space("dedupe")];
       // Process A's space: right after A reads its claim to renew it, its claim lapses and B takes it.
       const spaceA = steppedAfterRead(innerA);
-      const a = new StoreWakeClaims(spaceA.space);
-      const b = new StoreWakeClaims(spaceB);
+      const a = claimsOn(spaceA.space);
+      const b = claimsOn(spaceB);
       expect(await a.take("m1")).toBe("won");
       spaceA.afterNextRead(async () => {
         await spaceB.delete("wake-claim:m1");
@@ -349,8 +377,8 @@ describe("a wake claim's release", () => {
       const inner = store.space("dedupe");
       // Process A's space: right after A reads its claim to release it, its claim lapses and B takes it.
       const spaceA = steppedAfterRead(inner);
-      const a = new StoreWakeClaims(spaceA.space);
-      const b = new StoreWakeClaims(inner);
+      const a = claimsOn(spaceA.space);
+      const b = claimsOn(inner);
       expect(await a.take("m1")).toBe("won");
       spaceA.afterNextRead(async () => {
         await inner.delete("wake-claim:m1");

@@ -74,7 +74,7 @@ function claimingScheduler(
     ...options,
     clock,
     isBusy: () => false,
-    claims: new StoreWakeClaims(store.space("dedupe")),
+    claims: new StoreWakeClaims(store.space("dedupe"), options.onError),
     budget: storeSlotBudget(store.space("budgets")),
   });
 }
@@ -108,13 +108,20 @@ function scheduler(
   });
 }
 
+/** Wake claims in `store`'s "dedupe" space, where finding one that cannot be read fails the test. */
+function claimsIn(store: Store): StoreWakeClaims {
+  return new StoreWakeClaims(store.space("dedupe"), (error) => {
+    throw error;
+  });
+}
+
 describe("WakeScheduler claims", () => {
   it("wakes once per matched message across two schedulers sharing a claim table", async () => {
     const { clock, store, tick } = await fakeClockStore(10);
     const seenByA: ReadyBatch[] = [];
     const seenByB: ReadyBatch[] = [];
-    const a = scheduler(clock, store, seenByA, new StoreWakeClaims(store.space("dedupe")));
-    const b = scheduler(clock, store, seenByB, new StoreWakeClaims(store.space("dedupe")));
+    const a = scheduler(clock, store, seenByA, claimsIn(store));
+    const b = scheduler(clock, store, seenByB, claimsIn(store));
     for (const seq of [1, 2, 3]) a.add("sub1", "s1", item(seq));
     await tick(TIMING.debounceMs);
     await a.settled();
