@@ -30,8 +30,19 @@ const TOKEN_FIX: Readonly<Record<SlackTokenRole, string>> = {
   app: "enable Socket Mode and put an App-Level Token with connections:write (xapp-…) in SLACK_APP_TOKEN",
 };
 
+/**
+ * How an error code none of the lists above names is taken: as a misconfigured app (not retried),
+ * or as Slack being unavailable for now (retried).
+ */
+type UnknownCode = "misconfigured" | "unavailable";
+
 /** Classify a failed Slack call made with the `role` token while connecting. */
-export function slackFailure(error: unknown, role: SlackTokenRole, step: string): ServiceFailure {
+export function slackFailure(
+  error: unknown,
+  role: SlackTokenRole,
+  step: string,
+  unknownCode: UnknownCode = "misconfigured",
+): ServiceFailure {
   if (error instanceof ServiceFailure) return error;
   const code = slackErrorCode(error);
   const cause = { cause: error };
@@ -63,6 +74,7 @@ export function slackFailure(error: unknown, role: SlackTokenRole, step: string)
       cause,
     );
   }
+  if (code !== undefined && unknownCode === "unavailable") return slackUnavailable(step, code, cause);
   if (code !== undefined)
     return new ServiceFailure("Slack", "misconfigured", `${step}: ${code}`, TOKEN_FIX[role], cause);
   return new ServiceFailure(
@@ -87,15 +99,12 @@ function slackUnavailable(step: string, code: string, cause: { cause: unknown })
 
 /**
  * Classify a failed Socket Mode connection (apps.connections.open, or the socket itself) as
- * slackFailure does, except that a code it does not know is taken as Slack being unavailable for
- * now and retried (as the SDK's own client retried it), not as a misconfigured app.
+ * slackFailure does, with the one rule Socket Mode adds: a code it does not know is taken as Slack
+ * being unavailable for now and retried (as the SDK's own client retried it), not as a
+ * misconfigured app.
  */
 export function socketModeFailure(error: unknown): ServiceFailure {
-  const step = "Socket Mode (apps.connections.open)";
-  const code = slackErrorCode(error);
-  if (code === undefined || code === "ratelimited" || REJECTED.has(code) || MISCONFIGURED.has(code))
-    return slackFailure(error, "app", step);
-  return slackUnavailable(step, code, { cause: error });
+  return slackFailure(error, "app", "Socket Mode (apps.connections.open)", "unavailable");
 }
 
 /** The HTTP events receiver could not listen (port taken, no permission). */

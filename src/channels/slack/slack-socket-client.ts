@@ -3,10 +3,11 @@
  * for a WebSocket URL, has the connection's thread (slack-socket-thread.ts) open it, and counts it
  * connected when Slack says hello. When the connection ends without being asked to (Slack asked
  * to reconnect, a ping went unanswered, the network dropped it, the thread died), it connects
- * again after a capped, growing pause, with a fresh URL. A refused app token (or one without
- * Socket Mode's scope) stops the retries, as the SDK's own client stopped on a refused token:
- * retrying cannot help, and SocketHealth's watchdog tries again much later. Anything else Slack
- * answers is retried. This loop is the only one that retries: apps.connections.open is asked
+ * again after a capped, growing pause, with a fresh URL. A failure socketModeFailure
+ * (slack-failure.ts) counts final — a refused app token, or a misconfigured app (wrong token
+ * kind, missing scope, invalid arguments) — stops the retries, as the SDK's own client stopped on
+ * a refused token: retrying cannot help, and SocketHealth's watchdog tries again much later.
+ * Anything else Slack answers is retried. This loop is the only one that retries: apps.connections.open is asked
  * once per attempt (a Web API client's own retries inside it would multiply its tries and stretch
  * its pauses), and the first connection's failure is its caller's to retry.
  *

@@ -6,6 +6,7 @@
 import { webApi } from "@slack/bolt";
 import { afterEach, expect, it } from "vitest";
 import { slackFailure, socketModeFailure } from "../../../src/channels/slack/slack-failure.js";
+import type { ServiceFailure } from "../../../src/core/failure.js";
 import { startFakeSlack } from "../../fakes/fake-slack/index.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -45,4 +46,23 @@ it("takes a workspace that removed the app's user or was disabled as a refused t
     "rejected",
   ]);
   expect(errors.map((error) => socketModeFailure(error).kind)).toEqual(["rejected", "rejected"]);
+});
+
+it("takes a code it does not know as Slack unavailable in Socket Mode only, and a misconfigured app as final on either path", async () => {
+  const errors = await authTestErrors(
+    "invalid_arguments",
+    "not_allowed_token_type",
+    "a_code_slack_adds_later",
+  );
+  const kinds = (failures: ServiceFailure[]) => failures.map((f) => [f.kind, f.retryable]);
+  expect(kinds(errors.map((error) => slackFailure(error, "bot", "auth.test")))).toEqual([
+    ["misconfigured", false],
+    ["misconfigured", false],
+    ["misconfigured", false],
+  ]);
+  expect(kinds(errors.map((error) => socketModeFailure(error)))).toEqual([
+    ["misconfigured", false],
+    ["misconfigured", false],
+    ["unreachable", true],
+  ]);
 });
