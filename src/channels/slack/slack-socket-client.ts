@@ -7,9 +7,10 @@
  * (slack-failure.ts) counts final — a refused app token, or a misconfigured app (wrong token
  * kind, missing scope, invalid arguments) — stops the retries, as the SDK's own client stopped on
  * a refused token: retrying cannot help, and SocketHealth's watchdog tries again much later.
- * Anything else Slack answers is retried. This loop is the only one that retries: apps.connections.open is asked
- * once per attempt (a Web API client's own retries inside it would multiply its tries and stretch
- * its pauses), and the first connection's failure is its caller's to retry.
+ * Anything else Slack answers is retried. This loop is the only one that retries:
+ * apps.connections.open is asked once per attempt (a Web API client's own retries inside it would
+ * multiply its tries and stretch its pauses), and the first connection's failure is its caller's
+ * to retry.
  *
  * It emits the lifecycle states the SDK's client emits ("connecting", "connected", "reconnecting",
  * "disconnecting", "disconnected"), so SocketHealth (slack-connection.ts) follows it as it
