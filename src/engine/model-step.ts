@@ -52,9 +52,12 @@ function asProviderError(error: unknown): ProviderError {
   return new ProviderError("connection", `The model request failed: ${message}`, undefined, { cause: error });
 }
 
-async function contextBlock(ctx: TurnContext): Promise<string | undefined> {
+async function contextBlock(
+  ctx: TurnContext,
+  contextProvider: NonNullable<TurnContext["deps"]["contextProvider"]>,
+): Promise<string | undefined> {
   try {
-    return await ctx.deps.contextProvider?.(ctx.request);
+    return await contextProvider(ctx.request);
   } catch (error) {
     ctx.emit({ type: "notice", level: "warning", message: `Context provider failed: ${String(error)}` });
     return undefined;
@@ -67,7 +70,7 @@ async function streamOnce(
   memo: OutboundMemo,
   withhold: boolean,
 ): Promise<Attempt> {
-  const { provider, registry } = ctx.deps;
+  const { provider, registry, contextProvider } = ctx.deps;
   const view = compactor.view(ctx.history);
   const images: CallImages = { refused: () => refusalsFor(view.messages, ctx.request.model), withhold };
   const media = await prepareMedia(view.messages, ctx.request, ctx.deps.media, images);
@@ -75,7 +78,7 @@ async function streamOnce(
     instructions: ctx.instructions,
     summary: view.summary,
     messages: view.messages,
-    context: await contextBlock(ctx),
+    context: contextProvider ? await contextBlock(ctx, contextProvider) : undefined,
     media,
     memo,
   });

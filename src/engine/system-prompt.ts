@@ -47,7 +47,11 @@ export class SystemPrompt {
    * overlap, so the fixed part is never built twice at once.
    */
   async forTurn(request: ConversationExecutionRequest): Promise<TurnPrompt> {
-    const parts = await Promise.all([this.fixedPart(), this.requester?.(request)]);
+    const fixed = this.fixed;
+    const parts =
+      typeof fixed === "string"
+        ? [{ text: fixed }, await this.requester?.(request)]
+        : await Promise.all([this.build(fixed), this.requester?.(request)]);
     const texts: string[] = [];
     const notices: string[] = [];
     for (const part of parts) {
@@ -57,9 +61,7 @@ export class SystemPrompt {
     return { text: texts.join("\n\n"), notices };
   }
 
-  private async fixedPart(): Promise<KnowledgePart> {
-    const fixed = this.fixed;
-    if (typeof fixed === "string") return { text: fixed };
+  private async build(fixed: InstructionsBuilder): Promise<KnowledgePart> {
     const built = await fixed();
     this.fixed = built.text ?? "";
     return built;

@@ -38,7 +38,12 @@ import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-g
 import { type ConversationExecutionRequest, effectiveMaxSteps } from "../core/request.js";
 import { TOOL_RESULT } from "./tool-results.js";
 import { capStepCalls, droppedCallsNotice, noteDroppedCalls, runToolCalls } from "./tool-scheduler.js";
-import { type InstructionsBuilder, type RequesterInstructions, SystemPrompt } from "./system-prompt.js";
+import {
+  type InstructionsBuilder,
+  type RequesterInstructions,
+  SystemPrompt,
+  type TurnPrompt,
+} from "./system-prompt.js";
 import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { SessionFacts } from "../core/tool.js";
@@ -223,12 +228,14 @@ export class TurnEngine implements SessionTurnEngine {
           ctx.emit(refusal("Nothing to resume: no tool call is waiting for an answer.", false));
           return;
         }
-        await this.answerPending(ctx, pending, true);
+        if (pending.length > 0) await this.answerPending(ctx, pending, true);
       } else {
-        await this.answerPending(ctx, unansweredToolCalls(ctx.history), false);
+        const pending = unansweredToolCalls(ctx.history);
+        if (pending.length > 0) await this.answerPending(ctx, pending, false);
         const untrusted = ctx.provenance.kind === "channel_content";
         const ownNote = startedByAgentNote(ctx.request);
-        const framed = untrusted || ownNote ? undefined : await this.framed(ctx);
+        const framer = untrusted || ownNote ? undefined : this.framePrompt;
+        const framed = framer ? await this.framed(ctx, framer) : undefined;
         const { attachments } = ctx.request;
         ctx.hold({
           role: "user",
@@ -243,7 +250,7 @@ export class TurnEngine implements SessionTurnEngine {
           },
         });
       }
-      await this.settleSystemPrompt(ctx);
+      this.settleSystemPrompt(ctx, await this.systemPrompt.forTurn(ctx.request));
       await this.compactor.restore(ctx.request.messages);
       await this.loop(ctx);
       await ctx.flush();
@@ -255,16 +262,15 @@ export class TurnEngine implements SessionTurnEngine {
   }
 
   /**
-   * Answer the calls a persisted turn left open. Journaled-as-started calls may have partly run
-   * and are never re-run; on resume the rest go through the normal authorise/execute path, on a
-   * new run they are answered as not started.
+   * Answer the calls (one or more) a persisted turn left open. Journaled-as-started calls may have
+   * partly run and are never re-run; on resume the rest go through the normal authorise/execute
+   * path, on a new run they are answered as not started.
    */
   private async answerPending(
     ctx: TurnContext,
     pending: readonly RawToolCall[],
     rerun: boolean,
   ): Promise<void> {
-    if (pending.length === 0) return;
     noteDroppedCalls(ctx);
     const started = (await this.deps.persistence?.startedToolCalls()) ?? new Set<string>();
     const open: RawToolCall[] = [];
@@ -296,7 +302,7 @@ export class TurnEngine implements SessionTurnEngine {
     for (;;) {
       if (ctx.aborted) return ctx.complete("interrupted");
       if (ctx.iterations >= maxSteps) return ctx.complete("max_iterations");
-      await this.injectSteering(ctx);
+      if (this.steering.length > 0) await this.injectSteering(ctx);
       ctx.iterations++;
       const step = await runModelStep(ctx, this.compactor, this.outboundMemo);
       if (step.kind === "interrupted") return ctx.complete("interrupted");
@@ -346,16 +352,17 @@ export class TurnEngine implements SessionTurnEngine {
   }
 
   /** Settle this turn's system prompt before its first model call, showing its notices. */
-  private async settleSystemPrompt(ctx: TurnContext): Promise<void> {
-    const prompt = await this.systemPrompt.forTurn(ctx.request);
+  private settleSystemPrompt(ctx: TurnContext, prompt: TurnPrompt): void {
     for (const message of prompt.notices) ctx.emit({ type: "notice", level: "warning", message });
     ctx.instructions = prompt.text;
   }
 
-  private async framed(ctx: TurnContext): Promise<FramedPrompt | undefined> {
-    if (!this.framePrompt) return undefined;
+  private async framed(
+    ctx: TurnContext,
+    framePrompt: NonNullable<TurnEngineOptions["framePrompt"]>,
+  ): Promise<FramedPrompt | undefined> {
     try {
-      return await this.framePrompt(ctx.request);
+      return await framePrompt(ctx.request);
     } catch (error) {
       const message = `The message could not be prepared, so it is used as typed: ${error instanceof Error ? error.message : String(error)}`;
       ctx.emit({ type: "notice", level: "warning", message });
