@@ -16,13 +16,12 @@ import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
 import { type SkillSavers, savedSkillOf } from "./skill-savers.js";
 import { skillNameSchema } from "./skill-name.js";
-import { clipLine } from "../core/one-line.js";
 import { oneLineDescription, type Skill, sourceLabel } from "./skill.js";
 
 const DESCRIPTION_SHOWN = 120;
 
 function shortDescription(skill: Skill): string {
-  return clipLine(oneLineDescription(skill.description), DESCRIPTION_SHOWN);
+  return oneLineDescription(skill.description, DESCRIPTION_SHOWN);
 }
 
 /** The `skills` listing: each skill with its state and source, and how many are malformed. */

@@ -14,7 +14,7 @@
  * workspace skill, the old folder moved aside stands for it until the new one is in place, so a
  * scan between the two renames never finds the skill gone; only while that save's staging folder
  * is there and the skill's own folder is not (the save's folder names: skill-save-folders.ts). A save that fails between the renames puts the old
- * folder back (save-skill-tool.ts); one whose process died there leaves both folders, and the old
+ * folder back (skill-save-write.ts); one whose process died there leaves both folders, and the old
  * skill is served from its aside folder until the cleanup before a library's first scan puts it
  * back (skill-save-leftovers.ts, once the folders are older than a save under way in another
  * process could be; a staging folder is never completed into place, only removed).
