@@ -7,25 +7,8 @@
  * called) → download files → `service.receive`, which only records and schedules. Messages of one
  * thread pass the claim and the access check in arrival order, one at a time, so twins never pass
  * the claim together; the files are then downloaded and read in the sender's hand-over lane
- * (channels/shared/hand-over-lanes.ts), so one person's slow file holds only their own later
- * messages in the thread. A command typed as a message (no files) is handed over at once, unless
- * its sender's lane is busy and it may change what their earlier message meets ("new", "mode
- * …"): then it waits there (answeredAtOnce); their "stop" cancels their lane, and they are told
- * what it dropped — in every process, when several share one store (lane-stop-broadcast.ts),
- * once per post: a dropped post is claimed in the session layer's record of deliveries under its
- * channel + ts first (hand-over-lanes.ts ClaimDrop), so its twin read in another process, or a
- * redelivery of it handed over elsewhere, is dropped without a second or a false note.
- * There a message's place in its sender's stream (LanePosition) is its ts: unique and increasing
- * within a channel, which every message of one lane shares, so a stop in one process cancels in
- * another only what was sent before it (positionOf). An edit's app_mention (a mention added to a
- * reply, heard for EDIT_WINDOW_MS) carries the ts of the message edited, not when the edit was
- * made, so it has no position: a stop's mark never drops it as sent before the stop (it may well
- * be a request made after it), while any stop still cancels it as it is read (the stop wins when
- * the order is not known). The edit's own `edited.ts` is no position either: a time, not the
- * channel's sequence, so it is not ordered against a stop in the same second.
- * `stop` gives the lanes a bounded time, then drops what is left: Slack was
- * acknowledged long before, so no other process gets it, and each dropped message's sender is
- * told in its thread to send it again (hand-over-lanes.ts STOPPED_NOTE).
+ * (slack-lanes.ts, where a command typed as a message may wait and a stop cancels the lane), so
+ * one person's slow file holds only their own later messages in the thread.
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
  * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
  * The thread's order is bounded per sender, a flood refused before any check (slack-thread-order.ts).
@@ -39,20 +22,11 @@ import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
 import { parseTextCommand } from "../../core/text-commands.js";
 import {
-  type ClaimDrop,
-  droppedNote,
-  HandOverLanes,
   LANE_FULL,
-  LANE_MAX_WAITING,
-  type LaneEntry,
-  type LaneJob,
   type LaneSignal,
   type LaneStopOptions,
-  NOT_CANCELLED,
   type StopsElsewhere,
-  type TellSender,
 } from "../shared/hand-over-lanes.js";
-import type { LanePosition } from "../shared/lane-stop-marks.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
@@ -70,6 +44,7 @@ import {
   sentAtOf,
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
+import { SlackLanes } from "./slack-lanes.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import { ORDER_FULL, SlackThreadOrder } from "./slack-thread-order.js";
 import { slackThreadTarget } from "./slack-thread-target.js";
@@ -118,14 +93,15 @@ export function usableClientMsgId(id: string | undefined): id is string {
 export class SlackInbound {
   private readonly claimed = new LruCache<string, true>(20_000);
   private readonly order = new SlackThreadOrder();
-  private readonly lanes: HandOverLanes;
+  private readonly lanes: SlackLanes;
 
   constructor(private readonly deps: InboundDeps) {
-    this.lanes = new HandOverLanes({
-      maxWaiting: LANE_MAX_WAITING,
+    this.lanes = new SlackLanes({
       logger: deps.logger,
-      stop: deps.laneStop,
+      laneStop: deps.laneStop,
       stopsElsewhere: deps.stopsElsewhere,
+      post: (target, text) => this.post(target, text),
+      tell: (target, lines) => this.tell(target, lines),
     });
   }
 
@@ -179,7 +155,7 @@ export class SlackInbound {
       senderTeam: event.team ?? envelope.team_id,
     });
     let refusing: Promise<void> | undefined;
-    const ordered = await this.order.run(`${target.channel}:${target.thread}`, decision.author, async () => {
+    const work = async () => {
       if (this.claimed.get(postKey)) return;
       try {
         if (decision.needsThread && !(await this.deps.threads.isPartOf(target))) return;
@@ -188,7 +164,8 @@ export class SlackInbound {
       } catch (error) {
         this.unclaim(postKey, error);
       }
-    });
+    };
+    const ordered = await this.order.run(`${target.channel}:${target.thread}`, decision.author, work);
     if (ordered !== "ran") {
       this.deps.logger.info(
         { channel: event.channel, user: decision.author, told: ordered === "refused, tell" },
@@ -207,9 +184,8 @@ export class SlackInbound {
   }
 
   /**
-   * The quick part, in the thread's order: the access check, then a command typed as a message
-   * (no files) is handed over at once — unless it must wait behind its sender's earlier messages
-   * (see module comment); anything else is queued in the sender's hand-over lane, where its files
+   * The quick part, in the thread's order: the access check, then the message (and the command it
+   * types, if any) is routed through its sender's hand-over lane (slack-lanes.ts), where its files
    * are downloaded and read. Resolves with the refusal of a message a full lane did not take, if
    * any, still to be posted (wrapped: a promise awaited here would wait for it).
    */
@@ -226,45 +202,20 @@ export class SlackInbound {
       return undefined;
     }
     const postKey = `${event.channel}:${event.ts}`;
-    const lane = `${target.channel}:${target.thread}:${author}`;
     const handOver = (signal: LaneSignal) =>
       this.process(event, envelope, target, author, signal).catch((error: unknown) =>
         this.unclaim(postKey, error),
       );
-    const routed = await this.lanes.route(lane, this.entryOf(event, target, handOver));
+    const command = event.files?.length
+      ? undefined
+      : parseTextCommand(messageText(event, this.deps.bot.userId));
+    // Claimed under channel + ts, the id its twins and redeliveries share, which `receive` records.
+    const claimDrop = () => this.deps.service.firstDelivery([postDedupeKey(event)]);
+    const routed = await this.lanes.route({ event, target, author, command, handOver, claimDrop });
     if (routed.kind !== "full") return undefined;
     this.claimed.delete(postKey);
     this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
     return { refusing: this.tell(target, [LANE_FULL]) };
-  }
-
-  /**
-   * The message as its sender's lane routes it: a command typed as a message (no files) — its
-   * stop told what it dropped; one that cannot run (a usage text) changes nothing, so it is
-   * handed over at once — or a message, its files read in the lane. What waits in the lane is told
-   * STOPPED_NOTE in its thread if a stopping channel drops it, a failed post rejecting (`drain`
-   * counts it not told).
-   */
-  private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
-    const tell: TellSender = (text) => this.post(target, text);
-    // Claimed under channel + ts, the id its twins and redeliveries share, which `receive` records.
-    const claimDrop: ClaimDrop = () => this.deps.service.firstDelivery([postDedupeKey(event)]);
-    const position = event.edited ? undefined : positionOf(event.ts);
-    const command = event.files?.length
-      ? undefined
-      : parseTextCommand(messageText(event, this.deps.bot.userId));
-    if (!command) return { kind: "message", handOver, tell, claimDrop, position };
-    if (!command.ok) return { kind: "at-once", handOver };
-    if (command.command.name !== "stop")
-      return { kind: "command", name: command.command.name, handOver, tell, claimDrop, position };
-    return {
-      kind: "stop",
-      position,
-      answer: async (dropped) => {
-        await handOver(NOT_CANCELLED);
-        if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
-      },
-    };
   }
 
   /**
@@ -388,16 +339,4 @@ export class SlackInbound {
 /** The dedupe id every delivery of one post shares (its twins, Slack's retries): channel + ts. */
 function postDedupeKey(event: MessageEvent): string {
   return `slack:${event.channel}:${event.ts}`;
-}
-
-/**
- * A message's ts ("1700000000.000100": seconds, then six digits of a per-channel sequence) as a
- * LanePosition: the whole of it in millionths, a safe integer for any ts of the next 280 years;
- * unknown for one not so written.
- */
-export function positionOf(ts: string): LanePosition | undefined {
-  const parts = /^(\d{1,12})\.(\d{6})$/.exec(ts);
-  if (!parts) return undefined;
-  const position = Number(parts[1]) * 1_000_000 + Number(parts[2]);
-  return Number.isSafeInteger(position) ? position : undefined;
 }
