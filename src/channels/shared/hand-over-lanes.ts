@@ -50,7 +50,7 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
-import { type LanePosition, LaneStopMarks, sentBefore } from "./lane-stop-marks.js";
+import { type LanePosition, LaneStopMarks, type StopMarkLimits, sentBefore } from "./lane-stop-marks.js";
 
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
@@ -203,6 +203,8 @@ export interface HandOverLanesOptions {
   readonly stop?: LaneStopOptions | undefined;
   /** Several processes on one store: where a sender's stop is announced to the others. */
   readonly stopsElsewhere?: StopsElsewhere | undefined;
+  /** How long, and for how many lanes, stops' marks are kept (lane-stop-marks.ts); the defaults by default. */
+  readonly stopMarks?: StopMarkLimits | undefined;
 }
 
 /**
@@ -251,7 +253,7 @@ export class HandOverLanes {
   private readonly marks: LaneStopMarks;
 
   constructor(private readonly options: HandOverLanesOptions) {
-    this.marks = new LaneStopMarks(this.clock(), options.logger);
+    this.marks = new LaneStopMarks(this.clock(), options.logger, options.stopMarks);
   }
 
   /**

@@ -12,7 +12,6 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { droppedNote, HandOverLanes, STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
-import { STOP_MARK_MS, STOP_MARKS_MAX } from "../../../src/channels/shared/lane-stop-marks.js";
 import { manualClock } from "../../support/manual-clock.js";
 
 /** A sender nobody needs to tell anything. */
@@ -420,11 +419,20 @@ describe("HandOverLanes", () => {
     expect(seen).not.toContain("bob's new");
   });
 
+  /** How many lanes' stop marks markedLanes keep, and for how long. */
+  const MAX_MARKS = 3;
+  const MARK_MS = 60_000;
+
   /** Lanes reading time from `now`, their warnings as written, and what a message sent at 100 meets. */
   function markedLanes(now: () => number = () => 0) {
     const lines: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { clock: { ...manualClock(), now } } });
+    const lanes = new HandOverLanes({
+      maxWaiting: 5,
+      logger,
+      stop: { clock: { ...manualClock(), now } },
+      stopMarks: { markMs: MARK_MS, maxMarks: MAX_MARKS },
+    });
     const told: string[] = [];
     /** Whether a message sent at 100 in lane `key` is handed over; its sender's notes go to `told`. */
     const sentBefore = async (key: string) => {
@@ -443,17 +451,17 @@ describe("HandOverLanes", () => {
     return { lanes, lines, told, sentBefore };
   }
 
-  it("with STOP_MARKS_MAX lanes' marks live, a new lane's stop keeps none (logged), and no live mark is forgotten for it", async () => {
+  it("with maxMarks lanes' marks live, a new lane's stop keeps none (logged), and no live mark is forgotten for it", async () => {
     const { lanes, lines, told, sentBefore } = markedLanes();
     // Ana's stop, then another sender's flood of stops, each a lane of its own (top-level Slack stops).
     await lanes.route("ana", { kind: "stop", position: 150, answer: quiet });
-    for (let lane = 1; lane <= STOP_MARKS_MAX; lane++)
+    for (let lane = 1; lane <= MAX_MARKS; lane++)
       await lanes.route(`flood ${lane}`, { kind: "stop", position: 150, answer: quiet });
 
     expect(await sentBefore("ana")).toBe(false);
-    expect(await sentBefore(`flood ${STOP_MARKS_MAX - 1}`)).toBe(false);
-    expect(await sentBefore(`flood ${STOP_MARKS_MAX}`)).toBe(true);
-    expect(told).toEqual([`ana: ${droppedNote(1)}`, `flood ${STOP_MARKS_MAX - 1}: ${droppedNote(1)}`]);
+    expect(await sentBefore(`flood ${MAX_MARKS - 1}`)).toBe(false);
+    expect(await sentBefore(`flood ${MAX_MARKS}`)).toBe(true);
+    expect(told).toEqual([`ana: ${droppedNote(1)}`, `flood ${MAX_MARKS - 1}: ${droppedNote(1)}`]);
     expect(lines.filter((line) => line.includes("this stop keeps no mark"))).toHaveLength(1);
     // A lane already marked is refreshed even so.
     await lanes.route("ana", { kind: "stop", position: 160, answer: quiet });
@@ -464,9 +472,9 @@ describe("HandOverLanes", () => {
   it("a new lane's stop forgets the expired marks to keep its own", async () => {
     let now = 0;
     const { lanes, lines, sentBefore } = markedLanes(() => now);
-    for (let lane = 0; lane < STOP_MARKS_MAX; lane++)
+    for (let lane = 0; lane < MAX_MARKS; lane++)
       await lanes.route(`lane ${lane}`, { kind: "stop", position: 150, answer: quiet });
-    now += STOP_MARK_MS;
+    now += MARK_MS;
     await lanes.route("late", { kind: "stop", position: 150, answer: quiet });
 
     expect(await sentBefore("late")).toBe(false);
