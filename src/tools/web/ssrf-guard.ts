@@ -101,6 +101,19 @@ function checkAddress(address: string, hop: number, policy: AddressPolicy, host:
 }
 
 /**
+ * Check a host that is an IP address, which needs no lookup: the address to pin the connection
+ * to, or BlockedAddressError when it is refused; undefined for a name, which only checkHost's
+ * lookup can check. Touches no network, so it may run before a hop is authorised.
+ */
+export function checkAddressHost(
+  hostname: string,
+  hop: number,
+  policy: AddressPolicy,
+): PinnedAddress | undefined {
+  return ipaddr.isValid(hostname) ? checkAddress(hostname, hop, policy, hostname) : undefined;
+}
+
+/**
  * Resolve `hostname` and check every address it has; returns the address to pin the connection
  * to. Throws BlockedAddressError when any address is refused or nothing resolves; when `signal`
  * aborts first (the call's deadline or interrupt), the lookup is abandoned and its reason thrown.
@@ -112,7 +125,8 @@ export async function checkHost(
   resolver: Resolver = systemResolver,
   signal?: AbortSignal,
 ): Promise<PinnedAddress> {
-  if (ipaddr.isValid(hostname)) return checkAddress(hostname, hop, policy, hostname);
+  const literal = checkAddressHost(hostname, hop, policy);
+  if (literal !== undefined) return literal;
   signal?.throwIfAborted();
   let addresses: readonly string[];
   try {

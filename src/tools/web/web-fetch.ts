@@ -2,7 +2,9 @@
  * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
  * within size and time limits. Every hop — the first request and each redirect (at most 5) — is
  * checked by the SSRF guard and connected to the checked address; a hop to a host this call was
- * not authorised for goes back to the permission engine (a grant, or a card of its own). With
+ * not authorised for goes back to the permission engine (a grant, or a card of its own) before
+ * anything — not even its DNS lookup — reaches the network. The first hop needs nothing of the
+ * network before it runs: the card is built from the arguments alone (preview). With
  * save_to the call is a write: the body is saved into the workspace (swap-safe via anchored-fs.ts)
  * and recorded as downloaded this session; the card says when it overwrites. It is never saved
  * under .git/, nor as a steering file (`.coworker/`, AGENTS.md: steering-files.ts), which only
@@ -26,6 +28,7 @@ import {
   type AddressPolicy,
   BlockedAddressError,
   bareHostname,
+  checkAddressHost,
   checkHost,
   type Resolver,
 } from "./ssrf-guard.js";
@@ -177,8 +180,10 @@ export function createWebFetchTool(options: WebFetchOptions) {
 
   /**
    * Follow redirects by hand, checking and pinning every hop and authorising every new host.
-   * The time limit counts network time only — each hop's DNS lookup and request — not a person
-   * deciding on a hop's card.
+   * A hop to a new host is authorised before its DNS lookup: a lookup is already a message to
+   * the name's DNS server, and a redirect's target is the page's choice (a secret spelled into a
+   * subdomain would reach that server without anyone approving it). The time limit counts
+   * network time only — each hop's DNS lookup and request — not a person deciding on a hop's card.
    */
   const fetchChecked = async (
     start: URL,
@@ -190,13 +195,17 @@ export function createWebFetchTool(options: WebFetchOptions) {
     const authorised = new Set([hostOf(start)]);
     for (let hop = 0; ; hop += 1) {
       const host = bareHostname(url);
+      if (from) {
+        // An address is checked without the network: one refused anyway is refused before anyone is asked.
+        checkAddressHost(host, hop, policy);
+        if (!(await mayFollow(url, hop, authorised, context)))
+          throw new UrlRefusedError(
+            `${from.href} redirected to ${url.href}, a host this call was not approved for; the redirect was not followed`,
+          );
+      }
       const pinned = await timed(budget, context, (signal) =>
         checkHost(host, hop, policy, options.resolver, signal),
       );
-      if (from && !(await mayFollow(url, hop, authorised, context)))
-        throw new UrlRefusedError(
-          `${from.href} redirected to ${url.href}, a host this call was not approved for; the redirect was not followed`,
-        );
       const target = url;
       const response = await timed(budget, context, (signal) =>
         pinnedGet(target, pinned, { signal, maxBytes, headers }),
