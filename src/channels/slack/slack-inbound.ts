@@ -11,7 +11,8 @@
  * one person's slow file holds only their own later messages in the thread.
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
  * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
- * The thread's order is bounded per sender, a flood refused before any check (slack-thread-order.ts).
+ * The thread's order is bounded per sender, a flood refused before any check — but for a stop,
+ * which is let a little past it (slack-thread-order.ts).
  */
 import type { Logger } from "pino";
 import type { ConversationService } from "../../sessions/contracts.js";
@@ -20,7 +21,7 @@ import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
-import { parseTextCommand } from "../../core/text-commands.js";
+import { type ParsedCommand, parseTextCommand } from "../../core/text-commands.js";
 import {
   LANE_FULL,
   type LaneSignal,
@@ -154,18 +155,25 @@ export class SlackInbound {
       kind: decision.kind,
       senderTeam: event.team ?? envelope.team_id,
     });
+    // Read before the thread's order, which lets the sender's stop past their bound.
+    const command = event.files?.length
+      ? undefined
+      : parseTextCommand(messageText(event, this.deps.bot.userId));
+    const stop = command?.ok === true && command.command.name === "stop";
     let refusing: Promise<void> | undefined;
     const work = async () => {
       if (this.claimed.get(postKey)) return;
       try {
         if (decision.needsThread && !(await this.deps.threads.isPartOf(target))) return;
         this.claimed.set(postKey, true);
-        refusing = (await this.admit(event, envelope, target, decision.author))?.refusing;
+        refusing = (await this.admit(event, envelope, target, decision.author, command))?.refusing;
       } catch (error) {
         this.unclaim(postKey, error);
       }
     };
-    const ordered = await this.order.run(`${target.channel}:${target.thread}`, decision.author, work);
+    const ordered = await this.order.run(`${target.channel}:${target.thread}`, decision.author, work, {
+      stop,
+    });
     if (ordered !== "ran") {
       this.deps.logger.info(
         { channel: event.channel, user: decision.author, told: ordered === "refused, tell" },
@@ -184,16 +192,17 @@ export class SlackInbound {
   }
 
   /**
-   * The quick part, in the thread's order: the access check, then the message (and the command it
-   * types, if any) is routed through its sender's hand-over lane (slack-lanes.ts), where its files
-   * are downloaded and read. Resolves with the refusal of a message a full lane did not take, if
-   * any, still to be posted (wrapped: a promise awaited here would wait for it).
+   * The quick part, in the thread's order: the access check, then the message (`command`: the
+   * command it types, if any) is routed through its sender's hand-over lane (slack-lanes.ts), where
+   * its files are downloaded and read. Resolves with the refusal of a message a full lane did not
+   * take, if any, still to be posted (wrapped: a promise awaited here would wait for it).
    */
   private async admit(
     event: MessageEvent,
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
+    command: ParsedCommand | undefined,
   ): Promise<{ readonly refusing: Promise<void> } | undefined> {
     const access = await this.deps.access.check(author, event.channel, kindOf(target));
     if (!access.allowed) {
@@ -206,9 +215,6 @@ export class SlackInbound {
       this.process(event, envelope, target, author, signal).catch((error: unknown) =>
         this.unclaim(postKey, error),
       );
-    const command = event.files?.length
-      ? undefined
-      : parseTextCommand(messageText(event, this.deps.bot.userId));
     // Claimed under channel + ts, the id its twins and redeliveries share, which `receive` records.
     const claimDrop = () => this.deps.service.firstDelivery([postDedupeKey(event)]);
     const routed = await this.lanes.route({ event, target, author, command, handOver, claimDrop });

@@ -11,6 +11,9 @@
  * per thread: a stranger flooding a thread while Slack is slow delays the others' messages there
  * by their own checks, but cannot get them refused. Senders are Slack accounts (bots not allowed
  * are dropped before the order), so a thread holds at most that many events per account posting.
+ * A sender's stop is the one message that helps them when they have that many waiting (it runs
+ * after those and cancels what of theirs still waits in their hand-over lane), so it is let past
+ * the bound by STOP_ALLOWANCE: a flood of stops is still bounded, those few events further.
  */
 import { LANE_MAX_WAITING } from "../shared/hand-over-lanes.js";
 
@@ -21,6 +24,12 @@ import { LANE_MAX_WAITING } from "../shared/hand-over-lanes.js";
  * here first, and a flood waits no more than that per sender while Slack is slow.
  */
 const ORDER_MAX_WAITING = 2 * LANE_MAX_WAITING;
+
+/**
+ * How many events past ORDER_MAX_WAITING a sender's stop may still take in a thread's order: the
+ * two events (message and app_mention twins) of one stop posted in a channel.
+ */
+const STOP_ALLOWANCE = 2;
 
 /** What a sender is told, privately and once per burst, when a thread's order refuses their message. */
 export const ORDER_FULL =
@@ -42,12 +51,18 @@ export class SlackThreadOrder {
 
   /**
    * Run `work` in thread `thread`'s order, after the events before it — unless `sender` already
-   * has ORDER_MAX_WAITING waiting there: then nothing runs (see module comment).
+   * has ORDER_MAX_WAITING waiting there (STOP_ALLOWANCE more when the event is their stop): then
+   * nothing runs (see module comment).
    */
-  async run(thread: string, sender: string, work: () => Promise<void>): Promise<Ordered> {
+  async run(
+    thread: string,
+    sender: string,
+    work: () => Promise<void>,
+    event: { readonly stop: boolean },
+  ): Promise<Ordered> {
     const key = `${thread}:${sender}`;
     const backlog = this.backlogs.get(key) ?? { waiting: 0, told: false };
-    if (backlog.waiting >= ORDER_MAX_WAITING) {
+    if (backlog.waiting >= ORDER_MAX_WAITING + (event.stop ? STOP_ALLOWANCE : 0)) {
       if (backlog.told) return "refused";
       backlog.told = true;
       return "refused, tell";

@@ -3,7 +3,8 @@
  * sender flooding a thread while that check is slow has at most ORDER_MAX_WAITING events waiting
  * there: the rest are refused at once, logged without their text, the sender told privately once
  * per burst (never in the thread). Another person's message in that thread is still taken, and
- * handed over once the checks answer.
+ * handed over once the checks answer. The sender's own stop is let past the bound (by its post's
+ * two events): it is the one message that helps them.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { LANE_MAX_WAITING } from "../../../src/channels/shared/hand-over-lanes.js";
@@ -69,5 +70,39 @@ describe("slack: a thread's order while the access check is slow", () => {
     expect(fake.state.ephemerals.filter((ephemeral) => ephemeral.text === ORDER_FULL)).toHaveLength(2);
     gate.release();
     await Promise.all(again);
+  });
+
+  it("takes the sender's stop when they have ORDER_MAX_WAITING waiting, and still refuses their next message", async () => {
+    const { fake, gate, inbound, service, logs } = await startInbound();
+    const thread = fake.state.nextTs();
+    gate.hold();
+    const waiting = Array.from({ length: ORDER_MAX_WAITING }, (_, i) => {
+      const { event, envelope } = mention(fake, "U1", thread, `question ${i}`);
+      return inbound.handle(event, envelope);
+    });
+    const fromStop = mention(fake, "U1", thread, "stop");
+    const stop = inbound.handle(fromStop.event, fromStop.envelope);
+    const afterStop = mention(fake, "U1", thread, "one more");
+    await inbound.handle(afterStop.event, afterStop.envelope);
+    // The message after the stop is refused (the bound still holds), its sender told once.
+    await fake.waitFor(() => fake.state.ephemerals.length > 0, "the sender told the order is full");
+    expect(fake.state.ephemerals).toEqual([
+      { channel: "C1", user: "U1", text: ORDER_FULL, threadTs: thread },
+    ]);
+    // Stops are bounded too: one more is taken (a stop's post comes as two events), the next refused.
+    const moreStops = [1, 2].map(() => {
+      const { event, envelope } = mention(fake, "U1", thread, "stop");
+      return inbound.handle(event, envelope);
+    });
+    await moreStops[1];
+    const refused = logs.filter((line) => line.msg === "slack thread order full: message not taken");
+    expect(refused).toHaveLength(2);
+
+    gate.release();
+    await Promise.all([...waiting, stop, ...moreStops]);
+    // Before, the stop was refused like any message past the bound: nothing stopped.
+    const texts = service.received.map((message) => message.text);
+    expect(texts).toContain("stop");
+    expect(texts).not.toContain("one more");
   });
 });
