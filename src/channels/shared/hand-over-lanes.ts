@@ -144,10 +144,11 @@ export interface Positioned {
   readonly position?: LanePosition | undefined;
 }
 
-/** How a stopping channel's `drain` tells the sender of an entry it dropped (see LaneEntry). */
+/** How the sender of an entry is told when a stop or a stopping channel's `drain` drops it (see LaneEntry). */
 export interface Telling {
+  /** Their conversation: droppedNote when a stop drops it, STOPPED_NOTE when `drain` does. */
   readonly tell: TellSender;
-  /** Never redelivered when unset. */
+  /** Whether the platform delivers it again after the channel stopped: then `drain` tells nobody; never when unset. */
   readonly redelivered?: Redelivered | undefined;
   /** Whether its sender is told when a stop or `drain` drops it (ClaimDrop); always when unset. */
   readonly claimDrop?: ClaimDrop | undefined;
@@ -182,19 +183,12 @@ export interface LaneStopOptions {
 const DEFAULT_STOP_WITHIN_MS = 5000;
 const DEFAULT_TELL_WITHIN_MS = 2000;
 
-/** What `enqueue` knows of a job besides its work. */
-export interface JobOptions {
-  /** Spared by the sender's stop, not by `drain`. */
-  readonly keptByStop?: boolean;
-  /** How its sender is told STOPPED_NOTE if `drain` drops it; nobody is told without it. */
-  readonly tell?: TellSender | undefined;
-  /** Whether the platform delivers it again after the stop: then nobody is told (never by default). */
-  readonly redelivered?: Redelivered | undefined;
-  /** Whether its sender is told when a stop or `drain` drops it (ClaimDrop); always when unset. */
-  readonly claimDrop?: ClaimDrop | undefined;
-  /** Where its message stands in its sender's stream (LanePosition); unknown when unset. */
-  readonly position?: LanePosition | undefined;
-}
+/**
+ * What `enqueue` knows of a job besides its work: how its sender is told it was dropped (Telling;
+ * nobody is told without `tell`), where its message stands (Positioned), and whether the sender's
+ * stop spares it (`keptByStop`; `drain` never does).
+ */
+export type JobOptions = Partial<Telling> & Positioned & { readonly keptByStop?: boolean | undefined };
 
 export interface HandOverLanesOptions {
   /** Messages one lane may hold (the running one included). */
@@ -303,21 +297,12 @@ export class HandOverLanes {
       return ANSWERED;
     }
     // A command is handed over as soon as its turn comes (nothing to read first).
-    const handedOver =
+    const job: LaneJob =
       entry.kind === "command"
-        ? this.enqueue(key, (signal) => (signal.handingOver() ? entry.handOver(signal) : SETTLED), {
-            keptByStop: keptByStop(entry.name),
-            tell: entry.tell,
-            redelivered: entry.redelivered,
-            claimDrop: entry.claimDrop,
-            position: entry.position,
-          })
-        : this.enqueue(key, entry.handOver, {
-            tell: entry.tell,
-            redelivered: entry.redelivered,
-            claimDrop: entry.claimDrop,
-            position: entry.position,
-          });
+        ? (signal) => (signal.handingOver() ? entry.handOver(signal) : SETTLED)
+        : entry.handOver;
+    const kept = entry.kind === "command" && keptByStop(entry.name);
+    const handedOver = this.enqueue(key, job, { ...entry, keptByStop: kept });
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
