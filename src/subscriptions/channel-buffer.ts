@@ -22,42 +22,33 @@
  * by the reader's age cap, which need not be the one the page was written under (a raised cap
  * would otherwise fail every attempt, or hide entries uncounted); pages listed by heads older
  * than page TTLs are judged the same way.
- * The stored records and keys are in channel-buffer-store-shapes.ts, the read rules (matching,
- * forgotten-entry counts) in channel-buffer-read.ts, how a batch of appends becomes the next head
- * and pages (seqs, caps, pages to write and replace) in channel-buffer-append-batch.ts, and the
- * shared-mode compare-and-set commit, the compare-and-delete drop (both modes) and the retry
- * loop in channel-buffer-shared.ts.
+ * The stored records and keys are in channel-buffer-store-shapes.ts, what this process knows of
+ * each channel (its head and last two pages: loaded, kept and used again while the head stays
+ * the one read) in channel-buffer-state.ts, the read rules (matching, forgotten-entry counts) in
+ * channel-buffer-read.ts, how a batch of appends becomes the next head and pages (seqs, caps,
+ * pages to write and replace) in channel-buffer-append-batch.ts, and the shared-mode
+ * compare-and-set commit, the compare-and-delete drop (both modes) and the retry loop in
+ * channel-buffer-shared.ts.
  */
 import { randomBytes } from "node:crypto";
 import { describeProblems } from "../core/schema-problems.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { getAll, type KeyValueSpace } from "../store/store.js";
-import { fromVersioned, toVersioned } from "../store/versioned.js";
-import {
-  type BufferEntry,
-  type BufferEntryInput,
-  bufferEntryInputSchema,
-  DEFAULT_MAX_ENTRY_CHARS,
-} from "./buffer-entry.js";
+import type { KeyValueSpace } from "../store/store.js";
+import { toVersioned } from "../store/versioned.js";
+import { type BufferEntryInput, bufferEntryInputSchema, DEFAULT_MAX_ENTRY_CHARS } from "./buffer-entry.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import { type AppendResult, type BatchStart, placeBatch } from "./channel-buffer-append-batch.js";
+import { type AppendResult, placeBatch } from "./channel-buffer-append-batch.js";
 import { type BufferRead, type ReadOptions, readEntries } from "./channel-buffer-read.js";
-import { commitShared, dropOnce, PageGone, retrying } from "./channel-buffer-shared.js";
+import { commitShared, dropOnce, retrying } from "./channel-buffer-shared.js";
+import { ChannelStates } from "./channel-buffer-state.js";
 import {
   BUFFER_HEAD_KIND,
   BUFFER_PAGE_KIND,
-  type BufferHead,
   bufferHeadKey,
   bufferPageKey,
   deletePages,
-  headSchema,
-  type PageInfo,
   pageLifetimeMs,
-  pageSchema,
 } from "./channel-buffer-store-shapes.js";
-
-/** How many recent message ids per channel are remembered for duplicate detection. */
-const RECENT_IDS = 256;
 
 export interface ChannelBufferOptions {
   /** Count cap per channel. */
@@ -76,37 +67,16 @@ export interface ChannelBufferOptions {
   readonly shared?: boolean;
 }
 
-interface ChannelState extends BatchStart {
-  /** The head as stored, handed back to the store to write over it only if unchanged. */
-  readonly stored: unknown;
-  /** Shared only: `stored` as JSON, made once, compared with the head stored now to reuse this state. */
-  readonly storedJson?: string;
-  /** The head's page before the last and its entries (undefined: expired), when known: a read need not read it. */
-  readonly previous?: PageRead;
-}
-
-/** A page and its entries as read (undefined: it expired). */
-interface PageRead {
-  readonly page: PageInfo;
-  readonly entries: readonly BufferEntry[] | undefined;
-}
-
-/** A channel's state as loaded, with the pages it lists that were found gone, not yet told expired or replaced. */
-interface Loaded {
-  readonly state: ChannelState;
-  readonly gone: readonly PageInfo[];
-}
-
 interface PendingAppend {
   readonly input: BufferEntryInput;
   readonly resolve: (result: AppendResult | undefined) => void;
   readonly reject: (error: unknown) => void;
 }
 
-/** The per-channel message buffers. One instance per store per process; it caches each channel's head and last two pages. */
+/** The per-channel message buffers. One instance per store per process; it keeps each channel's head and last two pages (channel-buffer-state.ts). */
 export class ChannelBuffer {
   private readonly mutex = new KeyedMutex();
-  private readonly states = new Map<string, ChannelState | null>();
+  private readonly states: ChannelStates;
   private readonly queues = new Map<string, PendingAppend[]>();
   private readonly pageSize: number;
   private readonly maxEntryChars: number;
@@ -127,6 +97,7 @@ export class ChannelBuffer {
     this.pageSize = Math.min(options.pageSize ?? 50, options.maxEntries);
     this.maxEntryChars = options.maxEntryChars ?? DEFAULT_MAX_ENTRY_CHARS;
     this.clock = options.clock ?? systemClock;
+    this.states = new ChannelStates(space, options.shared === true);
   }
 
   /**
@@ -165,25 +136,22 @@ export class ChannelBuffer {
    * gone, to tell whether they expired (PageGone: another process replaced one, start again).
    */
   private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
-    const loaded = await this.load(channelKey);
+    const loaded = await this.states.load(channelKey);
     if (!loaded) return undefined;
     const { state } = loaded;
     const gone = [...loaded.gone];
     const cutoff = this.clock.now() - this.options.maxAgeMs;
-    const read = await readEntries(state.head, options, cutoff, async (page) => {
-      if (page === state.head.pages.at(-1)) return state.tail;
-      if (page === state.previous?.page) return state.previous.entries;
-      const raw = await this.space.get(bufferPageKey(channelKey, page.index, page.rev));
-      return this.pageEntries(channelKey, state.head, page, raw, gone);
-    });
-    await this.keep(channelKey, { state, gone });
+    const read = await readEntries(state.head, options, cutoff, (page) =>
+      this.states.pageFor(channelKey, state, page, gone),
+    );
+    await this.states.keep(channelKey, { state, gone });
     return read;
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
   async epochOf(channelKey: string): Promise<string | undefined> {
     return this.mutex.run(channelKey, () =>
-      this.retrying(channelKey, "read", async () => (await this.state(channelKey))?.head.epoch),
+      this.retrying(channelKey, "read", async () => (await this.states.state(channelKey))?.head.epoch),
     );
   }
 
@@ -197,9 +165,9 @@ export class ChannelBuffer {
    */
   async drop(channelKey: string): Promise<void> {
     await this.mutex.run(channelKey, async () => {
-      this.states.delete(channelKey);
+      this.states.forget(channelKey);
       await this.retrying(channelKey, "drop", () => dropOnce(this.space, channelKey));
-      this.states.set(channelKey, null);
+      this.states.dropped(channelKey);
     });
   }
 
@@ -234,7 +202,7 @@ export class ChannelBuffer {
       channelKey,
       what,
       attempt,
-      () => this.states.delete(channelKey),
+      () => this.states.forget(channelKey),
       (ms) => new Promise((resolve) => this.clock.setTimer(resolve, ms)),
     );
   }
@@ -259,13 +227,13 @@ export class ChannelBuffer {
     channelKey: string,
     inputs: readonly BufferEntryInput[],
   ): Promise<readonly (AppendResult | undefined)[] | null> {
-    const state = await this.state(channelKey);
+    const state = await this.states.state(channelKey);
     const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
     const { maxEntries, maxAgeMs } = this.options;
     const { pageSize, maxEntryChars } = this;
     const now = this.clock.now();
     const placed = placeBatch(state, inputs, { maxEntries, maxAgeMs, pageSize, maxEntryChars, rev }, now);
-    const { results, head: trimmed, tail, recentIds, written } = placed;
+    const { results, head: trimmed, written } = placed;
     if (written.length === 0) return results;
     const ours = written.map(({ page }) => ({ index: page.index, rev }));
     try {
@@ -291,139 +259,7 @@ export class ChannelBuffer {
       return null;
     }
     await deletePages(this.space, channelKey, placed.replaced);
-    const keptIds = recentIds.slice(-RECENT_IDS);
-    const previous = previousAfter(trimmed, placed.written, state);
-    this.states.set(channelKey, {
-      head: trimmed,
-      stored,
-      ...(this.options.shared ? { storedJson: JSON.stringify(stored) } : {}),
-      tail,
-      recentIds: keptIds,
-      ...(previous ? { previous } : {}),
-    });
+    this.states.committed(channelKey, state, placed, stored);
     return results;
   }
-
-  /** The channel's head and last page (null: nothing buffered), its gone pages told expired, kept. */
-  private async state(channelKey: string): Promise<ChannelState | null> {
-    const loaded = await this.load(channelKey);
-    if (!loaded) return null;
-    await this.keep(channelKey, loaded);
-    return loaded.state;
-  }
-
-  /**
-   * Cache `loaded.state` once every page in `loaded.gone` is told expired; throws PageGone (the
-   * attempt starts again from the head stored now) when another process replaced one.
-   */
-  private async keep(channelKey: string, loaded: Loaded): Promise<void> {
-    if (!(await this.allExpired(channelKey, loaded.gone))) throw new PageGone(`${channelKey}, a listed page`);
-    this.states.set(channelKey, loaded.state);
-  }
-
-  /**
-   * The channel's head, last page and the page before it (null: nothing buffered): this process's
-   * copy when it is the only writer or (shared) while the head stored now is the one it was built
-   * from, else as stored now, with the last two pages read in one round trip. Shared, listed pages
-   * found gone are returned with it, read as expired: the state is cached only once `keep` has told
-   * them so.
-   */
-  private async load(channelKey: string): Promise<Loaded | null> {
-    const cached = this.states.get(channelKey);
-    if (cached !== undefined && !this.options.shared) return cached && { state: cached, gone: [] };
-    const raw = await this.space.get(bufferHeadKey(channelKey));
-    if (raw === undefined) {
-      this.states.set(channelKey, null);
-      return null;
-    }
-    const storedJson = this.options.shared ? JSON.stringify(raw) : undefined;
-    if (cached && storedJson !== undefined && cached.storedJson === storedJson)
-      return { state: cached, gone: [] };
-    const head = parseHead(channelKey, raw);
-    const last = head.pages.at(-1);
-    const previous = head.pages.at(-2);
-    const listed = [last, previous].filter((page) => page !== undefined);
-    const [rawLast, rawPrevious] = await getAll(
-      this.space,
-      listed.map(({ index, rev }) => bufferPageKey(channelKey, index, rev)),
-    );
-    const gone: PageInfo[] = [];
-    const tail = last ? this.pageEntries(channelKey, head, last, rawLast, gone) : [];
-    const before = previous ? this.pageEntries(channelKey, head, previous, rawPrevious, gone) : [];
-    const state: ChannelState = {
-      head,
-      stored: raw,
-      ...(storedJson !== undefined ? { storedJson } : {}),
-      tail,
-      recentIds: [...(before ?? []), ...(tail ?? [])].map((e) => e.id).slice(-RECENT_IDS),
-      ...(previous ? { previous: { page: previous, entries: before } } : {}),
-    };
-    return { state, gone };
-  }
-
-  /**
-   * A page's entries up to the head's last seq (a crash between page and head writes may leave
-   * more), from its stored value `raw`; undefined when it is not stored: the page expired, or,
-   * shared, another process replaced it — the page is then added to `gone` for `allExpired` to tell.
-   */
-  private pageEntries(
-    channelKey: string,
-    head: BufferHead,
-    page: PageInfo,
-    raw: unknown,
-    gone: PageInfo[],
-  ): BufferEntry[] | undefined {
-    const { index } = page;
-    if (raw === undefined) {
-      if (this.options.shared) gone.push(page);
-      return undefined;
-    }
-    const { entries } = fromVersioned(raw, {
-      kind: BUFFER_PAGE_KIND,
-      schema: pageSchema,
-      where: `${channelKey}, page ${index}`,
-    });
-    return entries.filter((e) => e.seq <= head.lastSeq);
-  }
-
-  /**
-   * Whether the listed pages found `gone` all expired (true when there are none): read after them,
-   * the head stored now still lists each one's key. A write that replaces a page commits a head
-   * listing a new page key before deleting the old one, a drop deletes the head first, and a key
-   * is never listed again once dropped — so writes that touched other pages meanwhile do not
-   * matter; when one is no longer listed another process replaced it, and the attempt starts again
-   * from the head stored now. One read of the head however many pages were gone.
-   */
-  private async allExpired(channelKey: string, gone: readonly PageInfo[]): Promise<boolean> {
-    if (gone.length === 0) return true;
-    const raw = await this.space.get(bufferHeadKey(channelKey));
-    if (raw === undefined) return false;
-    const listed = parseHead(channelKey, raw).pages;
-    return gone.every((page) => listed.some((p) => p.index === page.index && p.rev === page.rev));
-  }
-}
-
-/**
- * The page before the last of `head`, the head a write committed over `start`, with its entries
- * when the write knows them: it wrote the page, or the page is `start`'s last or before-last one
- * as it was (same index and write); else undefined, and a read reads it.
- */
-function previousAfter(
-  head: BufferHead,
-  written: readonly PageRead[],
-  start: ChannelState | null,
-): PageRead | undefined {
-  const page = head.pages.at(-2);
-  if (page === undefined) return undefined;
-  const ours = written.find((w) => w.page === page);
-  if (ours) return { page, entries: ours.entries };
-  const same = (p: PageInfo | undefined) => p?.index === page.index && p.rev === page.rev;
-  if (start && same(start.head.pages.at(-1))) return { page, entries: start.tail };
-  if (start?.previous && same(start.previous.page)) return { page, entries: start.previous.entries };
-  return undefined;
-}
-
-/** A stored head, checked (throws for one that cannot be read). */
-function parseHead(channelKey: string, raw: unknown): BufferHead {
-  return fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey });
 }
