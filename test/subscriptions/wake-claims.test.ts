@@ -3,7 +3,9 @@
  * its claims up, so another process's rebuilt batch wakes for the message; while a hand-over is
  * under way its claims last minutes (a process dying then leaves them behind no longer) and are
  * renewed for as long as it takes, so no other process wakes for them meanwhile, and once the
- * session accepted the wake-up they are kept for days, so no rebuilt batch wakes again.
+ * session accepted the wake-up they are kept for days, so no rebuilt batch wakes again. A claim
+ * stored in a form that cannot be read does not hold its message's wake-up back (more in
+ * wake-claim-unreadable.test.ts).
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
