@@ -130,7 +130,8 @@ export const telegramMessageSchema = z.object({
   location: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
   /**
    * Where a forwarded message came from (Bot API 7.0; `forward_date` alone before it): its words
-   * are not the sender's (telegram-handlers.ts), nor is a forwarded voice message their voice.
+   * are not the sender's (telegram-hand-over.ts ownTextOf), nor is a forwarded voice message
+   * their voice.
    */
   forward_origin: forwardOriginSchema,
   forward_date: z.number().optional(),
