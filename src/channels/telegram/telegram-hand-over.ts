@@ -28,6 +28,7 @@ import type { InboundFile } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { HandOverLanes, LaneSignal } from "../shared/hand-over-lanes.js";
+import type { LanePosition } from "../shared/lane-stop-marks.js";
 import { errorText } from "./telegram-errors.js";
 import type { Downloaded, TelegramFiles } from "./telegram-files.js";
 import {
@@ -60,6 +61,17 @@ export interface Delivered {
 /** The hand-over lane of `message`'s sender in its chat and topic. */
 export function laneOf(message: TelegramMessage): string {
   return `${message.chat.id}:${topicOf(message) ?? "-"}:${message.from?.id ?? "-"}`;
+}
+
+/**
+ * Where a message stands in its sender's lane (lane-stop-marks.ts LanePosition): its message_id,
+ * which Telegram numbers upwards within a chat, forum topics sharing the chat's one sequence; a
+ * lane is one sender in one chat (and topic: laneOf), so later messages there have larger ids.
+ * Only new messages are routed (edits and channel posts never reach a lane), and an album's first
+ * item stands for it: its items' ids follow each other, all before a stop sent after it.
+ */
+export function positionOf(delivered: Delivered): LanePosition {
+  return delivered.message.message_id;
 }
 
 /**
