@@ -1,15 +1,16 @@
 /**
  * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
- * within size and time limits. Every hop — the first request and each redirect (at most 5) — is
- * checked by the SSRF guard and connected to the checked address; a hop to a host this call was
- * not authorised for goes back to the permission engine (a grant, or a card of its own) before
- * anything — not even its DNS lookup — reaches the network. The first hop needs nothing of the
- * network before it runs: the card is built from the arguments alone (preview). With
- * save_to the call is a write: the body is saved into the workspace (swap-safe via anchored-fs.ts)
- * and recorded as downloaded this session; the card says when it overwrites. It is never saved
- * under .git/, nor as a steering file (`.coworker/`, AGENTS.md: steering-files.ts), which only
- * write_file and edit_file change, with a person's approval; of uploads/, only into the caller's
- * conversation's folders (conversation-paths.ts).
+ * within size and time limits, fenced as untrusted web content (untrusted-page.ts). Every hop —
+ * the first request and each redirect (at most 5) — is checked by the SSRF guard and connected to
+ * the checked address; a hop to a host this call was not authorised for goes back to the
+ * permission engine (a grant, or a card of its own) before anything — not even its DNS lookup —
+ * reaches the network. The first hop needs nothing of the network before it runs: its card is
+ * built from the arguments alone (preview). With save_to the call is a write: the body is saved
+ * into the workspace (swap-safe via anchored-fs.ts) and recorded as downloaded this session; the
+ * card says when it overwrites. It is never saved under .git/, nor as a steering file
+ * (`.coworker/`, AGENTS.md: steering-files.ts), which only write_file and edit_file change, with a
+ * person's approval; of uploads/, only into the caller's conversation's folders
+ * (conversation-paths.ts).
  */
 import path from "node:path";
 import { z } from "zod";
@@ -19,7 +20,7 @@ import { fileErrorMessage } from "../files/fs-errors.js";
 import { steeringTargetOf } from "../files/steering-files.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
-import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
+import { DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../../core/tool.js";
 import { htmlToMarkdown } from "./html-to-markdown.js";
@@ -32,6 +33,7 @@ import {
   checkHost,
   type Resolver,
 } from "./ssrf-guard.js";
+import { fencedPage } from "./untrusted-page.js";
 
 /** Limits and network policy of web_fetch (config: tools.web_fetch). */
 export interface WebFetchOptions {
@@ -271,19 +273,24 @@ export function createWebFetchTool(options: WebFetchOptions) {
         const { url, response } = await fetchChecked(start, budget, context);
         if (args.save_to !== undefined) return await save(paths, args.save_to, url, response, context);
         const { type } = mediaType(response);
+        // The status text, the type and the title are the server's words too: inside the fence.
         const status = `${response.status} ${response.statusText}`.trim();
-        const lines = [
-          `URL: ${url.href}${url.href === start.href ? "" : ` (redirected from ${start.href})`}`,
-        ];
-        lines.push(`Status: ${status}${type ? ` · ${type}` : ""} · ${response.body.length} bytes`);
+        const lines = [`Status: ${status}${type ? ` · ${type}` : ""} · ${response.body.length} bytes`];
         const readable = await readableBody(response);
         if (readable?.title) lines.push(`Title: ${readable.title}`);
         const body =
           readable === undefined
             ? `[binary content (${type || "unknown type"}); use save_to to store it in the workspace]`
             : readable.text;
-        const cut = response.truncated ? `\n\n[content cut at ${maxBytes} bytes]` : "";
-        const output = capOutput(`${lines.join("\n")}\n\n${body}${cut}`, outputMaxChars);
+        const output = fencedPage(
+          {
+            requested: start,
+            source: url,
+            content: `${lines.join("\n")}\n\n${body}`,
+            trailer: response.truncated ? `[content cut at ${maxBytes} bytes]` : "",
+          },
+          outputMaxChars,
+        );
         return response.status >= 400 ? fail(output) : ok(output);
       } catch (error) {
         if (error instanceof UrlRefusedError || error instanceof BlockedAddressError)
