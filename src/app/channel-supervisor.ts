@@ -159,35 +159,42 @@ export class ChannelSupervisor {
     }
   }
 
-  /** One attempt with its deadline; an attempt past it is aborted (and closed if it connects late). */
+  /**
+   * One attempt with its deadline. An attempt past it is aborted, and fails only once it has
+   * settled (closed if it connected late), so the next attempt never overlaps what it began (a
+   * second Telegram poller, a second socket); one that does not settle within another deadline
+   * fails all the same.
+   */
   private attempt(): Promise<RunningChannel> {
     const controller = new AbortController();
     this.attemptController = controller;
     const pending = this.options.connect(controller.signal);
     return new Promise<RunningChannel>((resolve, reject) => {
+      let timedOut = false;
       const timer = setTimeout(() => {
+        timedOut = true;
         controller.abort();
-        void pending.then((late) => late.close()).catch(() => undefined);
         const ms = this.options.attemptMs;
         const span = ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1_000)} s`;
-        reject(
-          new ServiceFailure(
-            this.options.platform,
-            "unreachable",
-            `no connection within ${span}`,
-            "check network access to the platform; Coworker retries",
-          ),
+        const failure = new ServiceFailure(
+          this.options.platform,
+          "unreachable",
+          `no connection within ${span}`,
+          "check network access to the platform; Coworker retries",
         );
+        const ended = pending.then((late) => late.close()).catch(() => undefined);
+        const settleLimit = new Promise<void>((settled) => setTimeout(settled, ms).unref());
+        void Promise.race([ended, settleLimit]).then(() => reject(failure));
       }, this.options.attemptMs);
       timer.unref();
       pending.then(
         (channel) => {
           clearTimeout(timer);
-          resolve(channel);
+          if (!timedOut) resolve(channel);
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(error);
+          if (!timedOut) reject(error);
         },
       );
     });

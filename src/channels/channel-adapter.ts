@@ -58,7 +58,10 @@ export interface ChannelAdapter {
   readonly platform: string;
   /** For the banner and logs: "slack (socket mode)", "telegram (polling)". */
   readonly description: string;
-  /** Connect and begin receiving; rejects with a classified failure when it cannot. */
+  /**
+   * Connect and begin receiving; rejects with a classified failure when it cannot, having undone
+   * what it began (so the next attempt starts afresh).
+   */
   start(): Promise<void>;
   /** Stop receiving and wait for in-flight handlers; turns keep running in the session layer. */
   stop(): Promise<void>;

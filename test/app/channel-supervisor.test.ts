@@ -164,4 +164,36 @@ describe("ChannelSupervisor", () => {
     expect(signals[1]?.aborted).toBe(false);
     expect(warnings[0]).toContain("fake is unreachable: no connection within 20 ms");
   });
+  it("starts the next attempt only once an aborted one has stopped what it began", async () => {
+    const events: string[] = [];
+    let attempts = 0;
+    const supervisor = new ChannelSupervisor({
+      platform: "fake",
+      connect: (signal) => {
+        attempts++;
+        events.push(`start ${attempts}`);
+        if (attempts > 1) return Promise.resolve(channel(() => true));
+        // Like startOrStop: an abandoned attempt rejects once its (slow) stop has finished.
+        return new Promise<RunningChannel>((_resolve, reject) => {
+          signal.addEventListener("abort", () => {
+            setTimeout(() => {
+              events.push("stopped 1");
+              reject(signal.reason);
+            }, 10);
+          });
+        });
+      },
+      warn: (line) => events.push(line),
+      attemptMs: 20,
+      backoff: { initialMs: 1, maxMs: 1 },
+    });
+    supervisor.start();
+    await until(async () => (await supervisor.status()).state === "up");
+    expect(events).toEqual([
+      "start 1",
+      "stopped 1",
+      expect.stringContaining("no connection within 20 ms"),
+      "start 2",
+    ]);
+  });
 });
