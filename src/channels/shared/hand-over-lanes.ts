@@ -3,13 +3,17 @@
  * reading them (PDF text, transcripts) — and then hands it to the session layer. The platform's
  * per-conversation ordering (Telegram's per-chat sequentialize, Slack's per-thread order) then
  * holds only the quick steps (access, commands, queueing here), so one person's slow file never
- * keeps another person's message, or anyone's stop, waiting.
+ * keeps another person's message, or anyone's stop, waiting. This module is the lanes as the
+ * channels see them: what they route (LaneEntry), where each entry goes, and what senders are
+ * told. Its parts: the queues themselves (lane-jobs.ts), the notes to the senders of what was
+ * dropped (lane-drop-notes.ts), the stop marks (lane-stop-marks.ts), which commands wait
+ * (lane-command-rules.ts), the stops of other processes (lane-stop-broadcast.ts) and a stopping
+ * channel's drain (lane-drain.ts).
  *
  * A lane is one sender in one conversation: their messages reach the session layer in the order
  * they sent them ("here is the file", then "what does it say?"), one at a time, while other
  * senders' lanes run beside it. A lane holds at most `maxWaiting` messages; past that `enqueue`
- * refuses (the channel tells the person LANE_FULL), so nobody piles up unbounded work. A job's
- * failure is logged and its lane goes on.
+ * refuses (the channel tells the person LANE_FULL), so nobody piles up unbounded work.
  *
  * A person's own command must not overtake what they sent before it ("voice note, then new" must
  * not put the voice note in the new session): while their lane is busy, a command waits in it,
@@ -27,29 +31,26 @@
  * sender droppedNote with its own count, through a cancelled job's way of telling its sender
  * (`tell`, the conversation of their message), and one that cancelled nothing tells nobody.
  * Each message a stop drops (here, elsewhere or late, below) is counted in what its sender is told
- * only once its drop is claimed (`claimDrop`, ClaimDrop): one message in two processes' lanes (a
- * Slack post's twins) is told once, and one handed over elsewhere that comes again late (a
- * retry, a twin) is dropped silently, as the session layer would have discarded it.
+ * only once its drop is claimed (ClaimDrop, lane-drop-notes.ts): one message in two processes'
+ * lanes (a Slack post's twins) is told once, and one handed over elsewhere that comes again late
+ * (a retry, a twin) is dropped silently, as the session layer would have discarded it.
  * Processes take a sender's messages in no agreed order, so a stop names its `position` and
  * cancels only what was sent before it; its lane's stop mark (lane-stop-marks.ts) then drops a
  * message sent before it that comes late, its sender told droppedNote(1).
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
- * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left. Where
- * the platform took a message as delivered already (Slack acknowledged, a polled Telegram update
- * confirmed, a webhook update answered at its deadline), no other process gets it, so its sender
- * is told in its conversation that it was not taken and should be sent again (STOPPED_NOTE,
- * through the channel's own way of answering, for a bounded time too, so a slow platform cannot
- * hold the shutdown) once its drop is claimed (`claimDrop`), as a stop's is: one handed over
- * elsewhere (a Slack post's twin) is dropped silently, or its resend would be a second turn. Where the platform will deliver it again (a webhook update not answered yet:
- * `redelivered`), its sender is not told: their resend would come besides the redelivery, a
- * second turn. A note that fails counts as not told (a TellSender rejects). A job that has
+ * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left and tells
+ * its senders, unless the platform delivers it again, to send it again (STOPPED_NOTE; see
+ * lane-drain.ts). A note that fails counts as not told (a TellSender rejects). A job that has
  * started handing its message over (LaneSignal.handingOver) is out of reach of any cancel: it is
  * never counted as dropped, nor its sender told so.
  */
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
+import { DropNotes } from "./lane-drop-notes.js";
+import { drainLanes } from "./lane-drain.js";
+import { LaneJobs } from "./lane-jobs.js";
 import { type LanePosition, LaneStopMarks, type StopMarkLimits, sentBefore } from "./lane-stop-marks.js";
 
 /** Messages one sender may have waiting for their files in one conversation. */
@@ -170,6 +171,9 @@ export const NOT_CANCELLED: LaneSignal = Object.freeze({ handingOver: () => true
 const ANSWERED: Routed = Object.freeze({ kind: "answered" });
 const FULL: Routed = Object.freeze({ kind: "full" });
 
+/** What a command's job returns when its lane was cancelled before its turn: nothing to wait for. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** How long a stopping channel waits for its lanes (`drain`), and on what clock. */
 export interface LaneStopOptions {
   /** 5 s by default: the shutdown's watchdog must still leave running turns their grace. */
@@ -180,9 +184,6 @@ export interface LaneStopOptions {
   readonly clock?: Clock;
 }
 
-const DEFAULT_STOP_WITHIN_MS = 5000;
-const DEFAULT_TELL_WITHIN_MS = 2000;
-
 /**
  * What `enqueue` knows of a job besides its work: how its sender is told it was dropped (Telling;
  * nobody is told without `tell`), where its message stands (Positioned), and whether the sender's
@@ -190,6 +191,7 @@ const DEFAULT_TELL_WITHIN_MS = 2000;
  */
 export type JobOptions = Partial<Telling> & Positioned & { readonly keptByStop?: boolean | undefined };
 
+/** What a channel builds its lanes with. */
 export interface HandOverLanesOptions {
   /** Messages one lane may hold (the running one included). */
   readonly maxWaiting: number;
@@ -201,53 +203,16 @@ export interface HandOverLanesOptions {
   readonly stopMarks?: StopMarkLimits | undefined;
 }
 
-/**
- * A job's state: cancelled (`aborted`), or out of reach of a cancel as it hands over (`taken`);
- * whether the sender's stop spares it (keptByStop), and how its sender is told it was dropped.
- */
-interface JobSignal extends LaneSignal {
-  aborted: boolean;
-  taken: boolean;
-  readonly keptByStop: boolean;
-  readonly tell: TellSender | undefined;
-  readonly redelivered: Redelivered | undefined;
-  readonly claimDrop: ClaimDrop | undefined;
-  readonly position: LanePosition | undefined;
-}
-
-function jobSignal(options: JobOptions): JobSignal {
-  const signal: JobSignal = {
-    aborted: false,
-    taken: false,
-    keptByStop: options.keptByStop ?? false,
-    tell: options.tell,
-    redelivered: options.redelivered,
-    claimDrop: options.claimDrop,
-    position: options.position,
-    handingOver: () => {
-      signal.taken = !signal.aborted;
-      return signal.taken;
-    },
-  };
-  return signal;
-}
-
-interface Lane {
-  tail: Promise<void>;
-  /** One per job not yet finished, the running one included: what a stop or `drain` aborts. */
-  readonly jobs: Set<JobSignal>;
-}
-
-/** The tail of a lane with no job yet: nothing to wait for. */
-const SETTLED: Promise<void> = Promise.resolve();
-
 /** Per-sender ordered hand-over (see module comment). */
 export class HandOverLanes {
-  private readonly lanes = new Map<string, Lane>();
+  private readonly jobs: LaneJobs;
   private readonly marks: LaneStopMarks;
+  private readonly notes: DropNotes;
 
   constructor(private readonly options: HandOverLanesOptions) {
+    this.jobs = new LaneJobs(options.maxWaiting, options.logger);
     this.marks = new LaneStopMarks(this.clock(), options.logger, options.stopMarks);
+    this.notes = new DropNotes(options.logger);
   }
 
   /**
@@ -256,20 +221,7 @@ export class HandOverLanes {
    */
   enqueue(key: string, job: LaneJob, options: JobOptions = {}): Promise<void> | undefined {
     if (this.late(key, options.position, options.keptByStop ?? false)) return this.droppedLate(options);
-    const lane: Lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set() };
-    if (lane.jobs.size >= this.options.maxWaiting) return undefined;
-    // Each job has its own signal: a stop aborts the running job's, and a job queued after the
-    // stop runs with one of its own.
-    const signal = jobSignal(options);
-    const idle = lane.jobs.size === 0;
-    lane.jobs.add(signal);
-    this.lanes.set(key, lane);
-    // An idle lane (the usual case) runs the job at once: there is nothing for it to wait behind.
-    const done = idle
-      ? this.run(key, lane, signal, job)
-      : lane.tail.then(() => this.run(key, lane, signal, job));
-    lane.tail = done;
-    return done;
+    return this.jobs.add(key, job, options);
   }
 
   /**
@@ -283,7 +235,7 @@ export class HandOverLanes {
       // or in another process.
       const dropped = this.stopLane(key, entry.position);
       this.options.stopsElsewhere?.announce(key, entry.position);
-      await entry.answer((await this.toTell(dropped)).length);
+      await entry.answer((await this.notes.claimed(dropped)).length);
       return ANSWERED;
     }
     // A command sent before a stop already taken goes to the lane, which drops it unless kept.
@@ -306,21 +258,9 @@ export class HandOverLanes {
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
-  /** Run one job of lane `key` unless it was cancelled; the lane is dropped once it holds none. */
-  private async run(key: string, lane: Lane, signal: JobSignal, job: LaneJob): Promise<void> {
-    try {
-      if (!signal.aborted) await job(signal);
-    } catch (error) {
-      this.options.logger.error({ err: error }, "message hand-over failed");
-    } finally {
-      lane.jobs.delete(signal);
-      if (lane.jobs.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
-    }
-  }
-
   /** Whether lane `key` holds a job (running or waiting). */
   busy(key: string): boolean {
-    return (this.lanes.get(key)?.jobs.size ?? 0) > 0;
+    return this.jobs.busy(key);
   }
 
   /**
@@ -335,18 +275,21 @@ export class HandOverLanes {
       { dropped: dropped.length },
       "hand-over lane cancelled by a stop taken elsewhere",
     );
-    const told = await this.toTell(dropped);
+    const told = await this.notes.claimed(dropped);
     if (told.length > 0)
-      await this.tellDropped(told.find((signal) => signal.tell !== undefined)?.tell, told.length);
+      await this.notes.tellStopped(
+        told.find((job) => job.tell !== undefined)?.tell,
+        droppedNote(told.length),
+      );
   }
 
   /**
    * The sender's stop at `position`: abort the jobs of lane `key` sent before it but those kept by
    * a stop, and mark the lane stopped through it; those it aborted.
    */
-  private stopLane(key: string, position: LanePosition | undefined): readonly JobSignal[] {
+  private stopLane(key: string, position: LanePosition | undefined): readonly JobOptions[] {
     if (position !== undefined) this.marks.mark(key, position);
-    return this.abort(key, (signal) => !signal.keptByStop && sentBefore(signal.position, position));
+    return this.jobs.abort(key, (job) => job.keptByStop !== true && sentBefore(job.position, position));
   }
 
   /** Whether a job at `position` of lane `key`, not kept by a stop, was sent before a stop already taken. */
@@ -357,48 +300,12 @@ export class HandOverLanes {
   /** A job sent before a stop already taken: never run; its sender is told it was dropped (ClaimDrop). */
   private async droppedLate(options: JobOptions): Promise<void> {
     this.options.logger.info("hand-over dropped: its message was sent before a stop already taken");
-    if (await this.claims(options.claimDrop)) await this.tellDropped(options.tell, 1);
-  }
-
-  /** Of the jobs a stop dropped, those whose sender is told of them (each one's drop claimed: ClaimDrop). */
-  private async toTell(dropped: readonly JobSignal[]): Promise<readonly JobSignal[]> {
-    const claimed = await Promise.all(dropped.map((signal) => this.claims(signal.claimDrop)));
-    return dropped.filter((_, index) => claimed[index]);
-  }
-
-  /** Whether a dropped job's sender is told of it: `claimDrop`'s answer, yes without one or when it fails (logged). */
-  private async claims(claimDrop: ClaimDrop | undefined): Promise<boolean> {
-    try {
-      return (await claimDrop?.()) ?? true;
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error },
-        "could not tell whether a dropped message was handed over elsewhere",
-      );
-      return true;
-    }
-  }
-
-  /** Tell a stopped sender that `count` of their messages were dropped; a failure is logged. */
-  private async tellDropped(tell: TellSender | undefined, count: number): Promise<void> {
-    try {
-      await tell?.(droppedNote(count));
-    } catch (error) {
-      this.options.logger.warn({ err: error }, "a sender who stopped could not be told what was dropped");
-    }
+    if ((await this.notes.claimed([options])).length > 0)
+      await this.notes.tellStopped(options.tell, droppedNote(1));
   }
 
   private clock(): Clock {
     return this.options.stop?.clock ?? systemClock;
-  }
-
-  /** Abort the jobs of lane `key` neither aborted nor handing over yet that `which` picks. */
-  private abort(key: string, which: (signal: JobSignal) => boolean): readonly JobSignal[] {
-    const lane = this.lanes.get(key);
-    if (!lane) return [];
-    const pending = [...lane.jobs].filter((signal) => !signal.aborted && !signal.taken && which(signal));
-    for (const signal of pending) signal.aborted = true;
-    return pending;
   }
 
   /**
@@ -411,70 +318,26 @@ export class HandOverLanes {
 
   /** Resolves once every lane is empty, jobs queued meanwhile included. */
   async idle(): Promise<void> {
-    while (this.lanes.size > 0) await Promise.all([...this.lanes.values()].map((lane) => lane.tail));
+    await this.jobs.idle();
   }
 
   /**
-   * A channel stopping (called once it receives no more): wait for the lanes to empty, at most the
-   * stop options' time, then cancel every job left (never handed over) and tell each one's sender
-   * so, unless the platform delivers it again or its drop's claim loses (handed over elsewhere),
-   * for at most `tellWithinMs`; logs how many were dropped, how many of those the platform
-   * redelivers, how many were handed over elsewhere, and how many senders were told. Then the
-   * other processes' stops are no longer heard (also after a failed `listen`).
+   * A channel stopping (called once it receives no more): give the lanes a bounded time, then
+   * cancel what is left and tell its senders STOPPED_NOTE unless the platform delivers it again
+   * (lane-drain.ts). Then the other processes' stops are no longer heard (also after a failed
+   * `listen`).
    */
   async drain(): Promise<void> {
     try {
-      await this.dropLeft();
+      await drainLanes({
+        jobs: this.jobs,
+        notes: this.notes,
+        note: STOPPED_NOTE,
+        stop: this.options.stop,
+        logger: this.options.logger,
+      });
     } finally {
       await this.options.stopsElsewhere?.close();
     }
-  }
-
-  /** `drain`'s part on the lanes: wait for them, then drop what is left and tell its senders. */
-  private async dropLeft(): Promise<void> {
-    const stop = this.options.stop;
-    const outcome = await this.within(this.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
-    if (outcome === "done") return;
-    const dropped = [...this.lanes.keys()].flatMap((key) => this.abort(key, () => true));
-    // Only what the platform never delivers again is claimed: a claim records its key for good.
-    const notRedelivered = dropped.filter((signal) => signal.redelivered?.() !== true);
-    const telling = notRedelivered.filter((signal) => signal.tell !== undefined);
-    let told = 0;
-    let elsewhere = 0;
-    const tells = telling.map(async (signal) => {
-      if (!(await this.claims(signal.claimDrop))) {
-        elsewhere += 1;
-        return;
-      }
-      try {
-        await signal.tell?.(STOPPED_NOTE);
-        told += 1;
-      } catch (error) {
-        this.options.logger.warn({ err: error }, "a dropped message's sender could not be told");
-      }
-    });
-    const tellOutcome = await this.within(Promise.all(tells), stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS);
-    this.options.logger.warn(
-      {
-        dropped: dropped.length,
-        redelivered: dropped.length - notRedelivered.length,
-        told,
-        allTold: tellOutcome === "done" && told + elsewhere === telling.length,
-        handedOverElsewhere: elsewhere,
-      },
-      "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered",
-    );
-  }
-
-  /** Whether `work` settles within `ms` on the stop options' clock ("late" otherwise). */
-  private async within(work: Promise<unknown>, ms: number): Promise<"done" | "late"> {
-    const clock = this.clock();
-    let handle: unknown;
-    const late = new Promise<"late">((resolve) => {
-      handle = clock.setTimer(() => resolve("late"), ms);
-    });
-    const outcome = await Promise.race([work.then(() => "done" as const), late]);
-    clock.clearTimer(handle);
-    return outcome;
   }
 }

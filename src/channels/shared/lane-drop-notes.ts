@@ -1,0 +1,88 @@
+/**
+ * Drop notes: telling a sender that messages of theirs were dropped from their hand-over lane
+ * (hand-over-lanes.ts) — by their stop, here or in another process, or by a stopping channel —
+ * each message once, and never one that went through. With several processes (or a platform that
+ * delivers one message as several events: Slack's twins, its retries) one message may be dropped
+ * in two lanes, or dropped in one after another process handed it over, so each drop is claimed
+ * first (ClaimDrop: the session layer's shared record of deliveries) and told only when its claim
+ * wins, or cannot be made (then telling is the safer error). The claims of one stop's drops are
+ * made all at once, so answering a stop waits about one store round trip, not one per message. Kept
+ * apart from the lanes: it holds what is said to whom, the lanes what is cancelled. The notes'
+ * words (droppedNote, STOPPED_NOTE) are the lanes' and come in as text. A note that fails is
+ * logged: nobody else can tell the sender.
+ */
+import type { Logger } from "pino";
+import type { TellSender, Telling } from "./hand-over-lanes.js";
+
+/** How the sender of a dropped job is told of it (Telling; nobody without `tell`). */
+export type Dropped = Partial<Telling>;
+
+/**
+ * How far a stopping channel's notes went (`tellEach`): those told, those whose message was
+ * handed over elsewhere (their claim lost: not told), of those `telling` to tell. Read while
+ * notes are still on their way, it counts what has settled so far.
+ */
+export interface DropTally {
+  readonly telling: number;
+  told: number;
+  handedOverElsewhere: number;
+}
+
+/** Claims dropped messages and tells their senders (see module comment). */
+export class DropNotes {
+  constructor(private readonly logger: Logger) {}
+
+  /**
+   * Of `dropped`, those whose sender is told of them: each one's drop claimed (ClaimDrop), all the
+   * claims at once; one without a claim, or whose claim fails (logged), is told.
+   */
+  async claimed<T extends Dropped>(dropped: readonly T[]): Promise<readonly T[]> {
+    const claims = await Promise.all(dropped.map((job) => this.claims(job)));
+    return dropped.filter((_, index) => claims[index]);
+  }
+
+  /** Tell a sender who stopped `text` (how many were dropped) through `tell`; a failure is logged. */
+  async tellStopped(tell: TellSender | undefined, text: string): Promise<void> {
+    try {
+      await tell?.(text);
+    } catch (error) {
+      this.logger.warn({ err: error }, "a sender who stopped could not be told what was dropped");
+    }
+  }
+
+  /**
+   * A stopping channel's notes: tell each of `dropped` that has a `tell` its `text`, once its drop
+   * is claimed, all at once. `done` settles when every note has (it never rejects: a failed note
+   * is logged, and counts as not told); `tally` counts meanwhile.
+   */
+  tellEach(
+    dropped: readonly Dropped[],
+    text: string,
+  ): { readonly tally: DropTally; readonly done: Promise<void> } {
+    const telling = dropped.filter((job) => job.tell !== undefined);
+    const tally: DropTally = { telling: telling.length, told: 0, handedOverElsewhere: 0 };
+    const notes = telling.map(async (job) => {
+      if (!(await this.claims(job))) {
+        tally.handedOverElsewhere += 1;
+        return;
+      }
+      try {
+        await job.tell?.(text);
+        tally.told += 1;
+      } catch (error) {
+        this.logger.warn({ err: error }, "a dropped message's sender could not be told");
+      }
+    });
+    return { tally, done: Promise.all(notes).then(() => undefined) };
+  }
+
+  /** Whether a dropped job's sender is told of it: its claim's answer; yes without one or when it fails (logged). */
+  private async claims({ claimDrop }: Dropped): Promise<boolean> {
+    try {
+      return (await claimDrop?.()) ?? true;
+    } catch (error) {
+      this.logger.warn({ err: error }, "could not tell whether a dropped message was handed over elsewhere");
+      return true;
+    }
+  }
+}
