@@ -7,7 +7,8 @@
  * delivers the job's message again or its drop's claim loses (handed over elsewhere). A stop with a position cancels only what was sent before it,
  * and its lane's mark drops what was sent before it that comes later; marks are kept for a bounded
  * number of lanes, expired ones forgotten first, and a new lane's stop past the bound keeps none
- * rather than forget another lane's live mark.
+ * rather than forget another lane's live mark. A stop claims the drops of all it dropped at once
+ * (one store round trip, not one per message) and tells their sender once.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -531,5 +532,42 @@ describe("HandOverLanes", () => {
     }
     expect(told).toEqual([`late: ${droppedNote(1)}`]);
     expect(ran).toEqual([]);
+  });
+  it("a stop dropping several messages claims their drops all at once, and tells their sender once", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+    const reading = gate();
+    const claims: string[] = [];
+    const store = gate();
+    const told: string[] = [];
+    /** Message `id` of the sender of lane `key`, still being read, whose drop's claim waits for the store. */
+    const message = (key: string, id: string) =>
+      lanes.route(key, {
+        kind: "message",
+        tell: async (text) => void told.push(`${key}: ${text}`),
+        claimDrop: async () => {
+          claims.push(id);
+          await store.promise;
+          return true;
+        },
+        handOver: async () => reading.promise,
+      });
+    for (const id of ["one", "two", "three"]) await message("alice", id);
+    const answers: number[] = [];
+    const answered = lanes.route("alice", { kind: "stop", answer: async (n) => void answers.push(n) });
+    // Every claim is on its way before the store answers any: one round trip, not one per message.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(claims).toEqual(["one", "two", "three"]);
+    store.open();
+    await answered;
+    expect(answers).toEqual([3]);
+
+    // The same stop taken in another process: this one tells her once, of all three.
+    claims.length = 0;
+    for (const id of ["four", "five", "six"]) await message("bob", id);
+    await lanes.stoppedElsewhere("bob", undefined);
+    expect(claims).toEqual(["four", "five", "six"]);
+    expect(told).toEqual([`bob: ${droppedNote(3)}`]);
+    reading.open();
+    await lanes.idle();
   });
 });
