@@ -174,9 +174,13 @@ describe("web_fetch", () => {
       ok: false,
       output: "refusing to fetch a loopback address: web_fetch only reaches public internet addresses",
     });
-    const viaName = await call(firstHopOnly(), {
-      url: `http://public.test:${port}/redirect?to=http://intranet.test/`,
-    });
+    // The hop is approved first (nothing is looked up before that), then refused by its address.
+    const approving = { ...makeContext(), reauthorize: async () => true };
+    const viaName = await call(
+      firstHopOnly(),
+      { url: `http://public.test:${port}/redirect?to=http://intranet.test/` },
+      approving,
+    );
     expect(viaName.output).toMatch(/intranet\.test resolves to 10\.0\.0\.7/);
     expect(hits).toEqual([
       `/redirect?to=http://127.0.0.1:${port}/secret`,
@@ -186,10 +190,14 @@ describe("web_fetch", () => {
 
   it("connects to the checked address (pinned), resolving each hop once", async () => {
     const result = await call(firstHopOnly(), { url: `http://public.test:${port}/gzip` });
-    expect(result).toEqual({
-      ok: true,
-      output: `URL: http://public.test:${port}/gzip\nStatus: 200 OK · text/plain · 16 bytes\n\ncompressed hello`,
-    });
+    expect(result.ok).toBe(true);
+    expect(result.output).toMatch(
+      new RegExp(
+        `^URL: http://public\\.test:${port}/gzip\\n[^\\n]*untrusted web content[^\\n]*\\n` +
+          '<untrusted_web_content tag="([0-9a-f]{16})">\\nStatus: 200 OK · text/plain · 16 bytes\\n\\n' +
+          'compressed hello\\n</untrusted_web_content tag="\\1">$',
+      ),
+    );
     expect(resolved).toEqual(["public.test"]);
   });
 
@@ -198,9 +206,13 @@ describe("web_fetch", () => {
       url: `http://127.0.0.1:${port}/redirect?to=/page`,
     });
     expect(result.ok).toBe(true);
-    expect(result.output).toBe(
+    const [heading = "", , open = "", ...rest] = result.output.split("\n");
+    expect(heading).toBe(
+      `URL: http://127.0.0.1:${port}/page (redirected from http://127.0.0.1:${port}/redirect?to=/page)`,
+    );
+    expect(open).toMatch(/^<untrusted_web_content tag="[0-9a-f]{16}">$/);
+    expect(rest.join("\n")).toBe(
       [
-        `URL: http://127.0.0.1:${port}/page (redirected from http://127.0.0.1:${port}/redirect?to=/page)`,
         `Status: 200 OK · text/html · ${Buffer.byteLength(PAGE)} bytes`,
         "Title: Hello & welcome",
         "",
@@ -209,6 +221,7 @@ describe("web_fetch", () => {
         "Some **bold** text and a [link](/docs).",
         "",
         "-   one\n-   two",
+        open.replace("<", "</"),
       ].join("\n"),
     );
   });
@@ -226,13 +239,17 @@ describe("web_fetch", () => {
     );
     const missing = await call(open, { url: `http://127.0.0.1:${port}/missing` });
     expect(missing.ok).toBe(false);
-    expect(missing.output).toMatch(/Status: 404 Not Found[\s\S]*no such page$/);
+    expect(missing.output).toMatch(
+      /Status: 404 Not Found[\s\S]*no such page\n<\/untrusted_web_content tag="[0-9a-f]{16}">$/,
+    );
   });
 
   it("enforces the size limit, the time limit and interrupts", async () => {
     const limited = tool({ allowPrivate: true, maxBytes: 100, timeoutMs: 300 });
     const big = await call(limited, { url: `http://127.0.0.1:${port}/big` });
-    expect(big.output).toMatch(/· 100 bytes\n\nx{100}\n\n\[content cut at 100 bytes\]$/);
+    expect(big.output).toMatch(
+      /· 100 bytes\n\nx{100}\n<\/untrusted_web_content tag="[0-9a-f]{16}">\n\[content cut at 100 bytes\]$/,
+    );
     expect(await call(limited, { url: `http://127.0.0.1:${port}/hang` })).toEqual({
       ok: false,
       output: "the fetch timed out after 300 ms",
