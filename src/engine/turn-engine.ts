@@ -121,6 +121,7 @@ export class TurnEngine implements SessionTurnEngine {
   private readonly systemPrompt: SystemPrompt;
   private readonly steering: { text: string; attachments: readonly Attachment[] }[] = [];
   private current: TurnContext | undefined;
+  /** The last turn's history, kept as it ended (a copy is made only when `messages` is read). */
   private lastHistory: readonly ConversationMessage[] = [];
 
   constructor(options: TurnEngineOptions) {
@@ -168,7 +169,7 @@ export class TurnEngine implements SessionTurnEngine {
 
   /** The history as it stands, including the running (or last) turn. */
   get messages(): readonly ConversationMessage[] {
-    return this.current ? [...this.current.history] : this.lastHistory;
+    return [...(this.current?.history ?? this.lastHistory)];
   }
 
   /** Whether a run / resume / retry is in progress. */
@@ -195,7 +196,7 @@ export class TurnEngine implements SessionTurnEngine {
     let woundDown: Promise<void> | undefined;
     const windDown = (): Promise<void> =>
       (woundDown ??= done.then(() => {
-        this.lastHistory = Object.freeze([...ctx.history]);
+        this.lastHistory = ctx.history;
         this.current = undefined;
       }));
     const channel = new EventChannel<AgentEvent>(() => {
