@@ -119,6 +119,15 @@ export class SlackInbound {
     await this.lanes.drain();
   }
 
+  /**
+   * `userId`'s stop from the Stop button or `/coworker stop` for the target's thread: what they
+   * have waiting in that thread's hand-over lane is dropped, as their typed stop drops it, and they
+   * are told so (slack-lanes.ts). Stopping the turn is the caller's.
+   */
+  async stopLane(target: ThreadTarget, userId: string): Promise<void> {
+    await this.lanes.stop(target, userId);
+  }
+
   /** Handle one message or app_mention event; never throws. */
   async handle(rawEvent: unknown, envelope: EventEnvelope): Promise<void> {
     const parsed = messageEventSchema.safeParse(rawEvent);

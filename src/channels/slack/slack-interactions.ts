@@ -13,6 +13,8 @@
  * known after its restart, and with several on one store none after 7 days of silence — only the
  * commands about the person's own items run; the others are refused with where to type them,
  * never run on a session the whole channel would share.
+ * A Stop press and `/coworker stop` first drop what their person has waiting in the thread's
+ * hand-over lane (`stopLane`: slack-lanes.ts), as that person's typed stop does, then stop the turn.
  * Each interaction runs once: its ids (slack-interaction-keys.ts) are recorded where the session
  * layer records messages, and a repeat — a Socket Mode redelivery, a replayed signed HTTP request —
  * is acknowledged like any other but does nothing; a command without a trigger id, which could
@@ -21,7 +23,7 @@
 import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
-import type { PlatformUser } from "../../core/thread-target.js";
+import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import { COMMAND_HELP } from "../../core/text-commands.js";
 import { commandWord } from "../../sessions/extra-commands.js";
 import { z } from "zod";
@@ -49,6 +51,12 @@ export interface InteractionDeps {
   readonly users: UserDirectory;
   readonly access: AccessPolicy;
   readonly logger: Logger;
+  /**
+   * Drops what `userId` has waiting in the target thread's hand-over lane, telling them, as their
+   * typed stop does (SlackInbound.stopLane). Without it a Stop press or `/coworker stop` stops
+   * only the turn.
+   */
+  readonly stopLane?: (target: ThreadTarget, userId: string) => Promise<void>;
 }
 
 const blockActionsSchema = z.looseObject({
@@ -158,6 +166,8 @@ export class SlackInteractions {
       if (!access.allowed) return await tell(access.refusal);
       const press = this.toPress(body, action, user, channel, threadTs);
       if (!press) return await tell(INACTIVE_BUTTON);
+      if (press.kind === "control" && press.control === "stop")
+        await this.deps.stopLane?.(press.target, user.id);
       const result = await this.deps.service.press(press);
       if (result.status !== "accepted") return await tell(result.message);
       if (press.kind === "control" && press.control === "retry") await this.retired(channel, messageTs, body);
@@ -256,6 +266,7 @@ export class SlackInteractions {
         senderTeam: command.team_id,
       });
       const user = await this.deps.users.user(command.user_id, command.user_name);
+      if (commandWord(name) === "stop") await this.deps.stopLane?.(target, command.user_id);
       // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
       const privately = kind === "channel";
       const answer = await this.deps.service.command(target, user, name.toLowerCase(), args, { privately });

@@ -6,8 +6,10 @@
  * lane is busy and it may change what their earlier message meets ("new", "mode …"): then it
  * waits there (answeredAtOnce); one that cannot run (a usage text) changes nothing, so it is
  * handed over at once.
- * A sender's "stop" typed in the thread cancels their lane, then is handed over (which stops the
- * turn), and they are told what it dropped. In every process, when several share one store (lane-stop-broadcast.ts), once per post: a
+ * A sender's stop cancels their lane, and they are told what it dropped: their "stop" typed in the
+ * thread (then handed over, which stops the turn too), and their Stop button on a running answer or
+ * `/coworker stop` for the thread (`stop`, which slack-interactions.ts calls before it stops the
+ * turn). In every process, when several share one store (lane-stop-broadcast.ts), once per post: a
  * dropped post is claimed in the session layer's record of deliveries under its channel + ts first
  * (hand-over-lanes.ts ClaimDrop), so its twin read in another process, or a redelivery of it
  * handed over elsewhere, is dropped without a second or a false note.
@@ -18,7 +20,9 @@
  * made, so it has no position: a stop's mark never drops it as sent before the stop (it may well
  * be a request made after it), while any stop still cancels it as it is read (the stop wins when
  * the order is not known). The edit's own `edited.ts` is no position either: a time, not the
- * channel's sequence, so it is not ordered against a stop in the same second.
+ * channel's sequence, so it is not ordered against a stop in the same second — nor is a button
+ * press's `action_ts`, and a slash command has none: their stop has no position, and cancels all
+ * the sender's lane holds.
  * `drain` gives the lanes a bounded time, then drops what is left: Slack was acknowledged long
  * before, so no other process gets it, and each dropped message's sender is told in its thread to
  * send it again (hand-over-lanes.ts STOPPED_NOTE).
@@ -94,6 +98,20 @@ export class SlackLanes {
   /** Route `message` through its sender's lane (see module comment); "full" when the lane did not take it. */
   route(message: LaneMessage): Promise<Routed> {
     return this.lanes.route(laneKey(message.target, message.author), this.entryOf(message));
+  }
+
+  /**
+   * The stop of `author` from a button or the slash command in the target's thread: cancel all
+   * their lane there holds (see module comment) and tell them what it dropped. A target without a
+   * thread has no lane (every message's target names its thread).
+   */
+  async stop(target: ThreadTarget, author: string): Promise<void> {
+    if (target.thread === undefined) return;
+    await this.lanes.route(laneKey(target, author), {
+      kind: "stop",
+      position: undefined,
+      answer: (dropped) => this.tellDropped(target, dropped),
+    });
   }
 
   /**

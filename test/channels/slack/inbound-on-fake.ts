@@ -1,7 +1,8 @@
 /**
  * SlackInbound alone on the fake Slack, handing over to a FakeService, for tests of what it does
  * with events (slack-inbound-order: a thread's order; slack-lane-position: where a message stands
- * in its sender's lane). Its access check may wait at a gate, and its log lines are kept.
+ * in its sender's lane; slack-lane-stop-press: a Stop press's or slash command's stop on the
+ * lanes). Its access check may wait at a gate, and its log lines are kept.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

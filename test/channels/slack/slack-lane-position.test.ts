@@ -2,7 +2,7 @@
  * A Slack message's place in its sender's stream (slack-lanes.ts positionOf), which a stop taken
  * in another process compares with, as a stop announces it: later ts, larger position, the
  * six-digit sequence included; a ts not written as Slack writes it has none (its stop then cancels
- * all its lane holds), nor has an edit's.
+ * all its lane holds), nor has an edit's, nor a stop from the Stop button.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { StopsElsewhere } from "../../../src/channels/shared/hand-over-lanes.js";
@@ -45,5 +45,17 @@ describe("slack: where a message stands in its sender's lane", () => {
     // An edit is heard for an hour after its message: a recent one.
     await stopAt(fake.state.nextTs(), true);
     expect(announced).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("gives none for a stop from the Stop button or the slash command", async () => {
+    const { inbound, fake, announced } = await startAnnouncing();
+    const target = {
+      platform: "slack",
+      workspace: fake.state.teamId,
+      channel: "C1",
+      thread: "1700000000.000001",
+    };
+    await inbound.stopLane(target, "U1");
+    expect(announced).toEqual([undefined]);
   });
 });
