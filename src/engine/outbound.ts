@@ -83,7 +83,9 @@ export function buildOutbound(input: OutboundInput): ModelMessage[] {
     input.memo && !media.vision
       ? input.memo.project(input.messages, media)
       : appendProjections([], input.messages, 0, input.messages.length, media);
-  const out: ModelMessage[] = system ? [{ role: "system", content: system }, ...history] : [...history];
+  const lead: ModelMessage[] = system ? [{ role: "system", content: system }] : [];
+  // concat, not `[...lead, ...history]`: a spread after another element grows the array step by step.
+  const out = lead.concat(history);
   if (input.context) {
     for (let i = out.length - 1; i >= 0; i--) {
       const message = out[i]!;
