@@ -76,6 +76,7 @@ const NAME_CHARS = 40;
 
 export interface CompactionView {
   readonly summary: string | undefined;
+  /** The history given (not a copy) or its tail: read it before the history grows again. */
   readonly messages: readonly ConversationMessage[];
 }
 
@@ -299,7 +300,7 @@ export class Compactor {
     const dropped = state ? state.trimmed : this.historyStart > 0;
     const summary = [state?.summary, dropped ? TRIMMED_NOTE : ""].filter(Boolean).join("\n\n");
     const from = covers ? state.covered : firstTurnStart(history, this.historyStart);
-    return { summary: summary || undefined, messages: history.slice(from) };
+    return { summary: summary || undefined, messages: from === 0 ? history : history.slice(from) };
   }
 
   /**
