@@ -17,8 +17,8 @@ import type { Clock } from "../../core/clock.js";
 /**
  * Where a message stands in its sender's stream on the platform: a later message has a larger one.
  * Compared only within one lane (one sender, one conversation), so each channel picks what its
- * platform orders there: Slack the channel's message ts, as microseconds (slack-inbound.ts
- * positionOf); Telegram the chat's message_id (telegram-handlers.ts positionOf). A non-negative
+ * platform orders there: Slack the channel's message ts, as microseconds (slack-lanes.ts
+ * positionOf); Telegram the chat's message_id (telegram-hand-over.ts positionOf). A non-negative
  * safe integer, so it travels in an announcement as it is.
  */
 export type LanePosition = number;

@@ -186,10 +186,11 @@ export class SlackChannel implements ChannelAdapter {
   /** The thread output for `target`, on the channel's clients, thread registry and render settings. */
   outputFor(target: ThreadTarget): SlackThreadOutput {
     const o = this.options;
+    // Like the Stop button: what the person has waiting in the thread's lane goes too.
     const stopTurn = (stopped: ThreadTarget, userId: string) =>
       this.track(
-        this.users
-          .user(userId)
+        Promise.resolve(this.inbound?.stopLane(stopped, userId))
+          .then(() => this.users.user(userId))
           .then((user) => o.service.press({ kind: "control", control: "stop", target: stopped, user }))
           .then(() => undefined),
       );
@@ -269,6 +270,7 @@ export class SlackChannel implements ChannelAdapter {
       users,
       access,
       logger: this.logger,
+      stopLane: (target, userId) => inbound.stopLane(target, userId),
     });
     const app = createBoltApp(
       {

@@ -53,10 +53,9 @@ export interface InteractionDeps {
   readonly logger: Logger;
   /**
    * Drops what `userId` has waiting in the target thread's hand-over lane, telling them, as their
-   * typed stop does (SlackInbound.stopLane). Without it a Stop press or `/coworker stop` stops
-   * only the turn.
+   * typed stop does (SlackInbound.stopLane).
    */
-  readonly stopLane?: (target: ThreadTarget, userId: string) => Promise<void>;
+  readonly stopLane: (target: ThreadTarget, userId: string) => Promise<void>;
 }
 
 const blockActionsSchema = z.looseObject({
@@ -167,7 +166,7 @@ export class SlackInteractions {
       const press = this.toPress(body, action, user, channel, threadTs);
       if (!press) return await tell(INACTIVE_BUTTON);
       if (press.kind === "control" && press.control === "stop")
-        await this.deps.stopLane?.(press.target, user.id);
+        await this.deps.stopLane(press.target, user.id);
       const result = await this.deps.service.press(press);
       if (result.status !== "accepted") return await tell(result.message);
       if (press.kind === "control" && press.control === "retry") await this.retired(channel, messageTs, body);
@@ -266,7 +265,7 @@ export class SlackInteractions {
         senderTeam: command.team_id,
       });
       const user = await this.deps.users.user(command.user_id, command.user_name);
-      if (commandWord(name) === "stop") await this.deps.stopLane?.(target, command.user_id);
+      if (commandWord(name) === "stop") await this.deps.stopLane(target, command.user_id);
       // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
       const privately = kind === "channel";
       const answer = await this.deps.service.command(target, user, name.toLowerCase(), args, { privately });
