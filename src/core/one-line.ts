@@ -7,7 +7,7 @@
  * character (C0 and C1, tabs, …). A line shown in a list is often clipped too (`clipLine`),
  * between whole characters.
  */
-import { cutBeforeCharacter } from "./surrogate-pairs.js";
+import { clip } from "./surrogate-pairs.js";
 
 /** Control characters (`\p{Cc}`: C0, DEL, C1 with NEL) and the line and paragraph separators. */
 const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
@@ -17,12 +17,10 @@ export function oneLine(text: string): string {
   return text.replace(NOT_ONE_LINE, " ");
 }
 
-const ELLIPSIS = "…";
-
-/** `text` on one line (white space folded) of at most `max` characters, ending in "…" when cut. */
+/**
+ * `text` on one line (white space folded) of at most `max` characters, ending in "…" when cut
+ * (`clip`: "" when `max` <= 0).
+ */
 export function clipLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  if (line.length <= max) return line;
-  const end = cutBeforeCharacter(line, Math.max(0, max - ELLIPSIS.length));
-  return line.slice(0, end) + ELLIPSIS;
+  return clip(text.replace(/\s+/g, " ").trim(), max);
 }

@@ -1,7 +1,8 @@
 /**
  * Cutting text between whole characters. A character outside the Basic Multilingual Plane (most
  * emoji) is two UTF-16 units; a cut between them leaves half a character, which platforms reject
- * or show as garbage. Every cut that cares asks this one question.
+ * or show as garbage. Every cut that cares asks this one question, and the usual cut — text kept
+ * within a length, "…" marking what was left off (`clip`) — is written here once.
  */
 
 /** Whether a cut of `text` at `index` falls between the two halves of a surrogate pair. */
@@ -19,4 +20,14 @@ export function cutBeforeCharacter(text: string, index: number): number {
 /** `index`, moved one unit on when a cut there would split a surrogate pair. */
 export function cutBetweenCharacters(text: string, index: number): number {
   return splitsSurrogatePair(text, index) ? index + 1 : index;
+}
+
+/**
+ * `text` of at most `max` characters (UTF-16 units), ending in "…" when cut; "" when cut to
+ * `max` <= 0, where even the "…" would not fit. Never splits a character.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return "";
+  return `${text.slice(0, cutBeforeCharacter(text, max - 1))}…`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { oneLine } from "../../src/core/one-line.js";
+import { clipLine, oneLine } from "../../src/core/one-line.js";
 
 describe("oneLine", () => {
   it("turns each run of line breaks into one space", () => {
@@ -28,5 +28,18 @@ describe("oneLine", () => {
     const text = "  Grüße,  Zoë — 日本語 😀 café\u00a0ok  ";
     expect(oneLine(text)).toBe(text);
     expect(oneLine("")).toBe("");
+  });
+});
+
+describe("clipLine", () => {
+  it("folds white space onto one line and cuts it with an ellipsis, between whole characters", () => {
+    expect(clipLine("  a\n\n b\tc  ", 10)).toBe("a b c");
+    expect(clipLine("one two three", 8)).toBe("one two…");
+    expect(clipLine("ab😀 cd", 4)).toBe("ab…");
+  });
+
+  it("is nothing at max 0: the ellipsis alone would be longer than max", () => {
+    expect(clipLine("text", 0)).toBe("");
+    expect(clipLine("text", 1)).toBe("…");
   });
 });
