@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { ToolCategory } from "./events.js";
 import type { ConversationExecutionRequest } from "./request.js";
 import type { ImageAttachment } from "./attachment.js";
+import { clip } from "./surrogate-pairs.js";
 
 export type ToolRisk = "low" | "medium" | "high";
 /** Which argument a standing "always" grant may pin for this tool. */
@@ -147,11 +148,6 @@ export type AnyTool = ToolDefinition<any>;
 /** Longest status-line label, in characters. */
 export const LABEL_MAX_CHARS = 80;
 
-/** Cut `text` to `max` characters, marking a cut with "…". */
-export function capLabel(text: string, max = LABEL_MAX_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
-}
-
 /**
  * A text as a one-line label: its first non-blank line with whitespace collapsed, "…" when more
  * lines follow, cut to `max` characters.
@@ -159,7 +155,7 @@ export function capLabel(text: string, max = LABEL_MAX_CHARS): string {
 export function labelText(text: string, max = LABEL_MAX_CHARS): string {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
   const first = (lines[0] ?? "").replace(/\s+/g, " ").trim();
-  return capLabel(lines.length > 1 ? `${first} …` : first, max);
+  return clip(lines.length > 1 ? `${first} …` : first, max);
 }
 
 const ARG_VALUE_MAX = 40;
@@ -179,7 +175,7 @@ export function compactArgs(args: Readonly<Record<string, unknown>>, max = LABEL
     }
     if (parts.join(" ").length > max) break;
   }
-  return capLabel(parts.join(" "), max);
+  return clip(parts.join(" "), max);
 }
 
 /** Shorthand results. */

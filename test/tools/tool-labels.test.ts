@@ -36,6 +36,12 @@ describe("labelText and compactArgs", () => {
     expect(long.endsWith("…")).toBe(true);
   });
 
+  it("never splits an emoji where a label is cut (half of one is garbage on every platform)", () => {
+    // The cut at 79 falls between the emoji's two halves: the label leaves the whole emoji off.
+    expect(labelText(`${"a".repeat(78)}😀bc`)).toBe(`${"a".repeat(78)}…`);
+    expect(compactArgs({ q: `${"y".repeat(38)}😀z` }, 80)).toBe(`q=${"y".repeat(38)}…`);
+  });
+
   it("renders scalar arguments as key=value, never the raw JSON of long content", () => {
     const label = compactArgs({
       path: "notes/hello.md",
