@@ -47,11 +47,13 @@ export async function driveTurn(input: {
   // The first `next()` begins the turn, so its model call does not wait for the save.
   const first = events.next();
   if (input.saved) {
-    await input.saved.catch(async (error: unknown) => {
+    try {
+      await input.saved;
+    } catch (error) {
       first.catch(() => undefined);
       await events.return();
       throw new TurnStartNotSaved(error);
-    });
+    }
   }
   let renderer = SILENT;
   try {
