@@ -3,9 +3,10 @@
  * clamp text to Slack's limits, the action ids this app listens for, and the codec of a card
  * button's value (only the pending id and the action travel in it).
  */
+import { clip } from "../../core/surrogate-pairs.js";
 import type { types } from "@slack/bolt";
 import { z } from "zod";
-import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 
 export type Block = types.KnownBlock;
 export type ButtonElement = types.Button;
@@ -20,7 +21,7 @@ export const CARD_ACTION_PATTERN = /^coworker_card_\d+$/;
 
 /** A section of mrkdwn text (cut to the section limit). */
 export function section(mrkdwn: string): types.SectionBlock {
-  return { type: "section", text: { type: "mrkdwn", text: truncate(mrkdwn, SLACK_LIMITS.sectionText) } };
+  return { type: "section", text: { type: "mrkdwn", text: clip(mrkdwn, SLACK_LIMITS.sectionText) } };
 }
 
 /** A section of two-column fields. */
@@ -29,7 +30,7 @@ export function fieldsSection(fields: readonly { label: string; mrkdwn: string }
     type: "section",
     fields: fields.slice(0, SLACK_LIMITS.sectionFields).map((field) => ({
       type: "mrkdwn" as const,
-      text: truncate(`*${escapeMrkdwn(field.label)}*\n${field.mrkdwn}`, SLACK_LIMITS.sectionFieldText),
+      text: clip(`*${escapeMrkdwn(field.label)}*\n${field.mrkdwn}`, SLACK_LIMITS.sectionFieldText),
     })),
   };
 }
@@ -38,7 +39,7 @@ export function fieldsSection(fields: readonly { label: string; mrkdwn: string }
 export function context(mrkdwn: string): types.ContextBlock {
   return {
     type: "context",
-    elements: [{ type: "mrkdwn", text: truncate(mrkdwn, SLACK_LIMITS.sectionText) }],
+    elements: [{ type: "mrkdwn", text: clip(mrkdwn, SLACK_LIMITS.sectionText) }],
   };
 }
 
@@ -52,7 +53,7 @@ export function button(
   const element: ButtonElement = {
     type: "button",
     action_id: actionId,
-    text: { type: "plain_text", text: truncate(label, SLACK_LIMITS.buttonText), emoji: true },
+    text: { type: "plain_text", text: clip(label, SLACK_LIMITS.buttonText), emoji: true },
     value,
   };
   if (style) element.style = style;

@@ -6,6 +6,7 @@
  * instead. Everything is clamped to Slack's block, section and total-text limits; code cut to fit
  * is followed by a notice of how much is not shown, and of the file holding all of it once posted.
  */
+import { clip } from "../../core/surrogate-pairs.js";
 import {
   type Card,
   type CardField,
@@ -33,7 +34,7 @@ import {
   fieldsSection,
   section,
 } from "./slack-blocks.js";
-import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS } from "./slack-limits.js";
 import { defuseFences, markdownToMrkdwn, quoteLines } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
@@ -171,11 +172,11 @@ export function renderCard(card: Card, file?: string): SlackPayload {
   // text over 4,000 characters.
   const outcome = view.outcome && {
     ...view.outcome,
-    after: truncate(view.outcome.after ?? "", NOTIFICATION_AFTER),
+    after: clip(view.outcome.after ?? "", NOTIFICATION_AFTER),
   };
   const state = outcome !== undefined ? ` — ${slackOutcome(outcome)}` : "";
   const titleBudget = Math.max(MIN_NOTIFICATION_TITLE, NOTIFICATION_CHARS - state.length);
-  return { blocks, text: `${truncate(escapeMrkdwn(view.title), titleBudget)}${state}` };
+  return { blocks, text: `${clip(escapeMrkdwn(view.title), titleBudget)}${state}` };
 }
 
 /** What ends the plain-text card: its outcome, or the typed replies that do what its buttons do. */
@@ -210,6 +211,6 @@ export function cardPlainText(card: Card, limit: number, file?: string): string 
     block.kind === "code" ? fencedCode(block.text, codeRoom, file).join("\n") : others[index],
   );
   const body = [title, ...parts].join("\n\n");
-  if (closing === undefined) return truncate(body, limit);
-  return `${truncate(body, limit - closing.length - 2)}\n\n${closing}`;
+  if (closing === undefined) return clip(body, limit);
+  return `${clip(body, limit - closing.length - 2)}\n\n${closing}`;
 }

@@ -5,6 +5,8 @@
  * several messages in order; the live page ends with the Stop button, a failed turn with Retry.
  * `plainPages` is the last-resort form: the same content as plain text messages.
  */
+import { clip } from "../../core/surrogate-pairs.js";
+import { clipLine } from "../../core/one-line.js";
 import { hasContent, type TurnView, turnControl } from "../shared/turn-view.js";
 import { renderBudget } from "../shared/markdown-walk.js";
 import {
@@ -16,7 +18,7 @@ import {
   context,
   section,
 } from "./slack-blocks.js";
-import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 import { mrkdwnSections } from "./slack-answer-sections.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
@@ -35,7 +37,7 @@ export interface Page {
 
 /** A short, friendly version of a model failure. */
 export function friendlyFailure(message: string): string {
-  const detail = truncate(message.replace(/\s+/g, " ").trim(), 200);
+  const detail = clipLine(message, 200);
   return detail.length > 0
     ? `Sorry — I couldn't finish this answer (${detail}). Press Retry to try again.`
     : "Sorry — I couldn't finish this answer. Press Retry to try again.";
@@ -195,8 +197,8 @@ function notificationText(view: TurnView, answer: readonly string[]): string {
     start = `${start} ${chunk}`.replace(/\s+/g, " ").trim();
     if (start.length > PREVIEW_CHARS) break;
   }
-  if (start.length > 0) return truncate(start, PREVIEW_CHARS);
-  if (view.outcome.kind === "failed") return escapeMrkdwn(truncate(failureText(view), PREVIEW_CHARS));
+  if (start.length > 0) return clip(start, PREVIEW_CHARS);
+  if (view.outcome.kind === "failed") return escapeMrkdwn(clip(failureText(view), PREVIEW_CHARS));
   return view.outcome.kind === "running" ? "Working…" : "Done.";
 }
 

@@ -1,8 +1,8 @@
 /**
- * Slack's documented (and a few observed) payload limits, in one place, plus the small text
- * helpers that keep strings inside them. Lengths are JavaScript string lengths (UTF-16 units).
+ * Slack's documented (and a few observed) payload limits, in one place, plus the escape Slack's
+ * mrkdwn needs. Lengths are JavaScript string lengths (UTF-16 units): text is kept inside them with
+ * core's `clip`.
  */
-import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 
 export const SLACK_LIMITS = Object.freeze({
   /** chat.update rejects `text` above this with `msg_too_long`. */
@@ -31,16 +31,6 @@ export const PAGE_BUDGET = Object.freeze({
   /** One section's text (a little under the 3,000 limit, for the fences a split may add). */
   section: 2_900,
 });
-
-const ELLIPSIS = "…";
-
-/** Cut `text` to at most `max` characters, ending in an ellipsis when cut; never splits a surrogate pair. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 0) return "";
-  const end = cutBeforeCharacter(text, Math.max(0, max - ELLIPSIS.length));
-  return text.slice(0, end) + ELLIPSIS;
-}
 
 /** Escape the three characters Slack's mrkdwn treats as control characters. */
 export function escapeMrkdwn(text: string): string {

@@ -6,6 +6,7 @@
  * under Slack's limits; files are uploaded into the session's thread (slack-upload.ts). Failures
  * come back as results that say what to do, never as exceptions.
  */
+import { clip } from "../../core/surrogate-pairs.js";
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { Caller, ThreadTarget } from "../../core/thread-target.js";
@@ -13,7 +14,7 @@ import type { PlatformDirectory } from "../../subscriptions/platform-directory.j
 import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
 import { postingAccess } from "../shared/posting-access.js";
 import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
-import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 import { NO_UNFURLS } from "./slack-unfurls.js";
@@ -105,7 +106,7 @@ export class SlackMessenger implements Messenger {
     try {
       const data = await readFile(file.path);
       const comment = caption
-        ? truncate(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
+        ? clip(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
         : undefined;
       const { captionError } = await uploadFile(
         this.options.clients.api,

@@ -15,6 +15,7 @@
  * `close` finishes either way — the stream is stopped with the outcome under it, or the pages
  * are synced for the last time in a form Slack accepts.
  */
+import { clip } from "../../core/surrogate-pairs.js";
 import type { Logger } from "pino";
 import type { AgentEvent } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
@@ -36,7 +37,7 @@ import { describeError, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch } from "./slack-capabilities.js";
 import type { ConversationKind } from "./slack-conversation-kind.js";
 import { footerBlocks, layoutPages } from "./slack-document.js";
-import { PAGE_BUDGET, truncate } from "./slack-limits.js";
+import { PAGE_BUDGET } from "./slack-limits.js";
 import { ThinkingIndicator } from "./slack-indicator.js";
 import { NativeOps } from "./slack-native-ops.js";
 import { PageSync } from "./slack-pages.js";
@@ -107,7 +108,7 @@ function statusOf(activity: Activity): string {
     case "running":
       return `is running ${toolLabel(activity.call)}…`;
     case "progress":
-      return truncate(activity.message, 50);
+      return clip(activity.message, 50);
     case "compacting":
       return "is summarising earlier messages…";
     case "waiting":

@@ -4,13 +4,14 @@
  * checklist, and short notes, in mrkdwn. Pure formatting of the shared turn view's parts (the
  * label rule is channels/shared/tool-line-label.ts): the document decides where the lines go.
  */
+import { clip } from "../../core/surrogate-pairs.js";
 import { newestLines } from "../shared/newest-lines.js";
 import type { PlanStep } from "../../core/events.js";
 import { formatDuration } from "../../core/duration-text.js";
 import { TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import { formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
 import type { ToolLine, TurnNote } from "../shared/turn-view.js";
-import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 
 /** What a status line needs of a tool call (the shared view's ToolLine is one). */
 export type ToolLineState = Omit<ToolLine, "started">;
@@ -54,7 +55,7 @@ function formatNote(note: TurnNote, safe: (message: string) => string): string |
     case "notice":
       return `${note.level === "warning" ? ":warning:" : ":information_source:"} ${safe(note.message)}`;
     case "problem":
-      return `:warning: ${safe(truncate(note.message, 300))}`;
+      return `:warning: ${safe(clip(note.message, 300))}`;
     case "compacted":
       return `:broom: Summarised ${note.removedMessages} earlier messages to make room.`;
     case "progress":
@@ -99,5 +100,5 @@ export function fitLines(lines: readonly string[], max: number): string {
   if (joined.length <= max) return joined;
   const [head = "", ...rest] = lines;
   const { kept, dropped } = newestLines(rest, max - head.length - 40);
-  return truncate([head, `_… ${dropped} earlier_`, ...kept].join("\n"), max);
+  return clip([head, `_… ${dropped} earlier_`, ...kept].join("\n"), max);
 }
