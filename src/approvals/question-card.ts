@@ -7,7 +7,7 @@
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
 import { oneLine } from "../core/one-line.js";
-import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
+import { clip } from "../core/surrogate-pairs.js";
 import {
   CHANNEL_CONTENT_QUESTION_WARNING,
   channelContentParts,
@@ -61,7 +61,7 @@ export function questionOutcome(item: PendingQuestion): CardOutcome | undefined 
     // Each answer gets its share of the line, so every person who answered is named.
     const share = Math.floor(OUTCOME_ANSWER_CHARS / answered.length);
     return answered.reduceRight<CardOutcome | undefined>((next, q, i) => {
-      const answer = cutLine(oneLine(item.answers[q.id] ?? ""), share);
+      const answer = clip(oneLine(item.answers[q.id] ?? ""), share);
       const part = decidedOutcome(
         `${i === 0 ? "Answered: " : " · "}${answer} (`,
         cardPerson(answerers[q.id]!),
@@ -94,13 +94,7 @@ export const OUTCOME_ANSWER_CHARS = 300;
  * with "…".
  */
 function outcomeAnswers(answers: readonly string[]): string {
-  return cutLine(oneLine(answers.join(" · ")), OUTCOME_ANSWER_CHARS);
-}
-
-/** `line` cut to `chars` characters at most, ending with "…" when cut. */
-function cutLine(line: string, chars: number): string {
-  if (line.length <= chars) return line;
-  return `${line.slice(0, cutBeforeCharacter(line, chars - 1))}…`;
+  return clip(oneLine(answers.join(" · ")), OUTCOME_ANSWER_CHARS);
 }
 
 /** The card for a pending question group, open or settled. */
