@@ -205,7 +205,7 @@ export class TurnEngine implements SessionTurnEngine {
     });
     const ctx = new TurnContext(this.deps, request, (event) => channel.push(event));
     this.current = ctx;
-    const done = this.execute(ctx, kind).finally(() => channel.close());
+    const done = this.execute(ctx, kind, () => channel.close());
     return {
       events: channel[Symbol.asyncIterator](),
       stop: () => {
@@ -215,7 +215,8 @@ export class TurnEngine implements SessionTurnEngine {
     };
   }
 
-  private async execute(ctx: TurnContext, kind: TurnKind): Promise<void> {
+  /** Run the turn to its end, then call `ended` (its events are over), however it ended. */
+  private async execute(ctx: TurnContext, kind: TurnKind, ended: () => void): Promise<void> {
     try {
       if (kind === "retry") {
         const last = ctx.history.at(-1);
@@ -259,6 +260,8 @@ export class TurnEngine implements SessionTurnEngine {
       const message = `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
       ctx.emit({ type: "error", message, recoverable: true });
       ctx.complete("error");
+    } finally {
+      ended();
     }
   }
 
