@@ -15,6 +15,7 @@
  * Results (a turn's end, a pause) are written on the task as stored now (TaskRegistry.update),
  * never on this process's copy, so a task cancelled or paused elsewhere stays so.
  */
+import { clip } from "../core/surrogate-pairs.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
 import type { Clock } from "../core/clock.js";
@@ -27,7 +28,7 @@ import { formatIn, type Missed, missedOccurrences, nextOccurrence } from "./occu
 import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
-import { clip, dmOf, kindOf, runInput, zoneOf } from "./task-text.js";
+import { dmOf, kindOf, runInput, zoneOf, LAST_RESULT_CHARS } from "./task-text.js";
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -285,7 +286,9 @@ export class TaskRuns {
   /** The run was left out (its previous one still waits): noted on the task, no failure counted. */
   private async notStarted(id: string, reason: string): Promise<void> {
     await this.registry.update(id, (current) =>
-      current.status === "active" ? { ...current, lastResult: clip(`skipped: ${reason}`) } : undefined,
+      current.status === "active"
+        ? { ...current, lastResult: clip(`skipped: ${reason}`, LAST_RESULT_CHARS) }
+        : undefined,
     );
     this.armStored(id);
   }

@@ -152,7 +152,5 @@ export function dmOf(task: ScheduledTask): ThreadTarget {
 /** "wake-up" or "task", as a notice names the task. */
 export const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "wake-up" : "task");
 
-/** Text cut to fit a task's lastResult (200 characters). */
-export function clip(text: string, max = 200): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
+/** The most characters a task's lastResult (and its statusNote) keeps: longer text is `clip`ped. */
+export const LAST_RESULT_CHARS = 200;

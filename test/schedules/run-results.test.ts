@@ -230,6 +230,17 @@ describe("a run the session layer could not take", () => {
     ]);
   });
 
+  it("a reason cut to fit the task's lastResult never leaves half an emoji", async () => {
+    const h = await one();
+    // errorText keeps 160 characters: its cut at 159 falls between the emoji's two halves.
+    h.sessions.wake = rejecting(`${"x".repeat(158)}😀 and more`);
+    await created(h, { prompt: "remind me", at: iso(T0 + 10 * MIN) });
+    await advance([h], 11 * MIN);
+    expect((await stored(h)).map((t) => t.lastResult)).toEqual([
+      `not started, trying again: ${"x".repeat(158)}…`,
+    ]);
+  });
+
   it("an hourly task none of whose runs can be handed over is paused after one catch-up window, its creator told once", async () => {
     const h = await one();
     const id = await created(h, { prompt: "hourly check", cron: "0 * * * *", timezone: "UTC" });
