@@ -145,15 +145,22 @@ export class TurnScheduler {
 
   /** Start the session's pump (none runs, none may start one meanwhile: see schedule, startNow). */
   private launch(live: LiveSession, start?: PumpStart): void {
-    const pump = this.pump(live, start)
-      .catch((error) => this.options.logger.error({ err: error, sessionId: live.id }, "session pump failed"))
-      .finally(() => {
-        live.pump = undefined;
-        this.pumps.delete(live);
-        this.options.onIdle(live);
-      });
+    const pump = this.pumpUntilIdle(live, start);
     live.pump = pump;
     this.pumps.set(live, pump);
+  }
+
+  /** Run the session's pump (its failure logged), then let the session go idle. */
+  private async pumpUntilIdle(live: LiveSession, start: PumpStart | undefined): Promise<void> {
+    try {
+      await this.pump(live, start);
+    } catch (error) {
+      this.options.logger.error({ err: error, sessionId: live.id }, "session pump failed");
+    } finally {
+      live.pump = undefined;
+      this.pumps.delete(live);
+      this.options.onIdle(live);
+    }
   }
 
   /**
