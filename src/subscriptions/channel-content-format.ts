@@ -4,6 +4,7 @@
  * than any backtick run in the text (so no message can close the fence and pose as something
  * else), and a short quote of a message for approval cards.
  */
+import { clipLine } from "../core/one-line.js";
 import { formatTime } from "../core/time-text.js";
 import type { BufferEntryInput } from "./buffer-entry.js";
 import { displayName } from "./platform-directory.js";
@@ -31,6 +32,5 @@ export function fencedMessages(entries: readonly BufferEntryInput[]): string {
 
 /** The first ~200 characters of a message, whitespace collapsed, for "triggered by" quotes. */
 export function quoteOf(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS - 1)}…`;
+  return clipLine(text, QUOTE_CHARS);
 }

@@ -5,6 +5,7 @@
  * channel's history for a rare backfill. One directory per platform workspace; each channel
  * adapter offers its own (…-directory.ts in its folder).
  */
+import { clipLine } from "../core/one-line.js";
 import type { BufferEntryInput } from "./buffer-entry.js";
 
 /** Who the bot is on the platform: its user id, and the @names people mention it by. */
@@ -80,8 +81,7 @@ export const MAX_DISPLAY_NAME_CHARS = 80;
  * can edit the group.)
  */
 export function displayName(text: string, max = MAX_DISPLAY_NAME_CHARS): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+  return clipLine(text, max);
 }
 
 /** The message of a thrown platform failure, for refusals that say why. */

@@ -3,6 +3,7 @@ import { provenanceOf } from "../../src/engine/permissions/permission-engine.js"
 import { createRequest } from "../../src/core/request.js";
 import type { BufferEntry } from "../../src/subscriptions/buffer-entry.js";
 import { fencedMessages, quoteOf } from "../../src/subscriptions/channel-content-format.js";
+import { displayName } from "../../src/subscriptions/platform-directory.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import {
   matchesTrigger,
@@ -128,5 +129,11 @@ describe("wake input", () => {
   it("quotes at most 200 characters of the triggering text", () => {
     expect(quoteOf(`  run   this\n${"x".repeat(300)}`)).toHaveLength(200);
     expect(quoteOf("  run   this\nnow ")).toBe("run this now");
+  });
+
+  it("never leaves half an emoji where the quote or a channel's name is cut", () => {
+    // The cut at 199 (or 79) falls between the emoji's two halves: the whole emoji is left off.
+    expect(quoteOf(`${"x".repeat(198)}😀 tail`)).toBe(`${"x".repeat(198)}…`);
+    expect(displayName(`${"n".repeat(78)}😀 team`)).toBe(`${"n".repeat(78)}…`);
   });
 });
