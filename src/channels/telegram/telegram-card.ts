@@ -9,6 +9,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { parseQuestionAction } from "../../approvals/question-card.js";
 import { personText } from "../../core/person-text.js";
+import { clip } from "../../core/surrogate-pairs.js";
 import {
   type Card,
   type CardButton,
@@ -87,7 +88,7 @@ function fieldValue(field: CardField): string {
   const { person } = field;
   const id = personText({ ...person, name: "" });
   const room = Math.max(FIELD_CHARS - id.length, 1);
-  const name = person.name.length <= room ? person.name : `${person.name.slice(0, room - 1)}…`;
+  const name = clip(person.name, room);
   return personText({ ...person, name });
 }
 
@@ -122,7 +123,7 @@ function cardHtml(file?: string): CardBlockFormat<string> {
 }
 
 function button(pendingId: string, entry: CardButton): InlineKeyboardButton {
-  const label = entry.label.length > LABEL_CHARS ? `${entry.label.slice(0, LABEL_CHARS - 1)}…` : entry.label;
+  const label = clip(entry.label, LABEL_CHARS);
   return {
     text: label,
     callback_data: cardCallbackData(pendingId, entry.action),

@@ -11,6 +11,7 @@
  */
 import type { Api } from "grammy";
 import type { Logger } from "pino";
+import { clip } from "../../core/surrogate-pairs.js";
 import type { Caller, ThreadTarget } from "../../core/thread-target.js";
 import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
 import { type PostingDirectory, postingAccess } from "../shared/posting-access.js";
@@ -72,8 +73,7 @@ export class TelegramMessenger implements Messenger {
 
   async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
     const address = addressOf(target);
-    const shortCaption =
-      caption && caption.length > CAPTION_LIMIT ? `${caption.slice(0, CAPTION_LIMIT - 1)}…` : caption;
+    const shortCaption = caption && clip(caption, CAPTION_LIMIT);
     try {
       await new ChatSender(this.api, address, this.logger).document(file.path, file.name, {
         caption: shortCaption,

@@ -8,6 +8,7 @@
  */
 import type { Context } from "grammy";
 import type { ButtonPress, PressResult } from "../../core/button-press.js";
+import { clip } from "../../core/surrogate-pairs.js";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 import type { TelegramAccess } from "./telegram-access.js";
 import { parseCallbackData } from "./telegram-card.js";
@@ -26,7 +27,7 @@ export interface PressDeps extends Pick<HandOverDeps, "service" | "logger"> {
 }
 
 function alertFor(result: PressResult): { text: string; show_alert: boolean } {
-  const text = result.message.length > 200 ? `${result.message.slice(0, 199)}…` : result.message;
+  const text = clip(result.message, 200);
   return { text, show_alert: result.status !== "accepted" };
 }
 

@@ -87,6 +87,28 @@ describe("cards", () => {
     expect(html).not.toContain("Mallory");
   });
 
+  it("cut a long button label and a long requester's name between whole characters, never inside an emoji", () => {
+    const loneHalf = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    // A label's cut at 59 falls between the emoji's two halves: the whole emoji is left off.
+    const label = `${"a".repeat(58)}😀 and more`;
+    const { replyMarkup } = renderCard({
+      ...approval,
+      buttons: [{ action: "once", label, style: "primary" }],
+    });
+    expect((replyMarkup!.inline_keyboard.flat()[0] as { text: string }).text).toBe(`${"a".repeat(58)}…`);
+    // A name of emoji only, cut at either parity: one of the two would split an emoji.
+    for (const name of ["😀".repeat(200), `x${"😀".repeat(200)}`]) {
+      const person = { platform: "telegram", id: "666", name };
+      const card: Card = {
+        ...approval,
+        blocks: [{ kind: "fields", fields: [{ label: "Requested by", value: `${name} (id 666)`, person }] }],
+      };
+      const { html } = renderCard(card);
+      expect(html).toContain("… (id 666)");
+      expect(html).not.toMatch(loneHalf);
+    }
+  });
+
   it("keep long cards within one message", () => {
     const long = {
       ...approval,
@@ -191,6 +213,25 @@ describe("Telegram channel: button presses", () => {
       show_alert: true,
     });
     expect(tg.state.message(GROUP.id, message.message_id)!.edits).toBe(0);
+  });
+
+  it("cuts a refusal past Telegram's 200-character alert with an ellipsis, never inside an emoji", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { message } = await postApproval(harness);
+    // The cut at 199 falls between the emoji's two halves: the whole emoji is left off.
+    service.onPress = () => ({ status: "not_allowed", message: `${"r".repeat(198)}😀 and the rest` });
+    const update = tg.pressButton({
+      chat: GROUP,
+      from: BOB,
+      messageId: message.message_id,
+      data: tg.buttonData(message, "Deny"),
+    });
+    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
+    expect(tg.state.queries.get(update.callback_query.id)!.answer).toEqual({
+      text: `${"r".repeat(198)}…`,
+      show_alert: true,
+    });
   });
 
   it("answers garbage data and presses from users without access politely, without passing them on", async () => {

@@ -147,6 +147,18 @@ describe("TelegramMessenger", () => {
     expect(upload!.params.document).toMatchObject({ filename: "report.txt", bytes: 10 });
     expect(upload!.params.document.content.toString()).toBe("the report");
   });
+
+  it("cuts a caption past Telegram's 1,024 characters with an ellipsis, never inside an emoji", async () => {
+    harness = await startHarness();
+    const { tg, channel, workspace } = harness;
+    tg.state.chat(FORUM);
+    const path = join(workspace, "report.txt");
+    await writeFile(path, "the report");
+    // The cut at 1,023 falls between the emoji's two halves: the whole emoji is left off.
+    const caption = `${"c".repeat(1022)}😀 and the rest`;
+    expect((await channel.messenger.sendFile(topic, { path, name: "report.txt" }, caption)).ok).toBe(true);
+    expect(tg.callsOf("sendDocument")[0]!.params.caption).toBe(`${"c".repeat(1022)}…`);
+  });
 });
 
 /**
