@@ -10,6 +10,7 @@
  * left of it, and the marks and the note around them are never cut.
  */
 import { randomBytes } from "node:crypto";
+import { clip } from "../../core/surrogate-pairs.js";
 import { capOutput } from "../output-cap.js";
 
 /** The marks' name; the note before the fence names it too. */
@@ -38,7 +39,7 @@ export interface FetchReport {
 }
 
 function shownUrl(url: URL): string {
-  return url.href.length <= URL_CHARS ? url.href : `${url.href.slice(0, URL_CHARS - 1)}…`;
+  return clip(url.href, URL_CHARS);
 }
 
 /**
