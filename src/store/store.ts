@@ -75,9 +75,15 @@ export function getAll<T>(space: KeyValueSpace, keys: readonly string[]): Promis
   return Promise.all(keys.map((key) => space.get<T>(key)));
 }
 
-/** `space.setMany(entries)` when the space has it, else the same writes one after another in order. */
-export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[]): Promise<void> {
-  if (space.setMany) return space.setMany(entries);
+/**
+ * `space.setMany(entries)` when the space has it, else the same writes one after another in order.
+ * Not async, as getAll: every store write of a turn comes through here.
+ */
+export function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[]): Promise<void> {
+  return space.setMany ? space.setMany(entries) : setInOrder(space, entries);
+}
+
+async function setInOrder(space: KeyValueSpace, entries: readonly SpaceEntry[]): Promise<void> {
   for (const { key, value, ttlMs } of entries) await space.set(key, value, ttlMs);
 }
 
