@@ -76,7 +76,7 @@ export class InboundDedupe {
    * Whether any of the keys has been recorded: the prefetched answer when no write of these keys
    * overlapped it, else read now.
    */
-  async seen(keys: readonly string[]): Promise<boolean> {
+  seen(keys: readonly string[]): Promise<boolean> {
     const unique = dedupeKeysOf(keys);
     const prefetch = unique.length > 0 ? this.early.get(unique[0]!) : undefined;
     for (const key of unique) this.early.delete(key);
