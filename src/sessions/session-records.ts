@@ -144,19 +144,26 @@ export class SessionRecords {
     const entries: SpaceEntry[] = [{ key, value }];
     const introduced = this.unstored.get(record.key) === id;
     if (introduced) entries.push({ key: `key:${record.key}`, value: id });
-    const stored = () => this.forget(record);
     if (hasPendingWork(record)) {
       ids.add(id);
       this.leaving.delete(id);
-      if (this.indexed.has(id)) return setAll(this.space, entries).then(stored);
-      for (const entry of entries) this.joined.set(entry.key, entry.value);
-      return this.saveIndex().then(stored);
+      if (this.indexed.has(id)) await setAll(this.space, entries);
+      else {
+        for (const entry of entries) this.joined.set(entry.key, entry.value);
+        await this.saveIndex();
+      }
+      this.forget(record);
+      return;
     }
     ids.delete(id);
-    if (!this.indexed.has(id)) return setAll(this.space, entries).then(stored);
+    if (!this.indexed.has(id)) {
+      await setAll(this.space, entries);
+      this.forget(record);
+      return;
+    }
     this.leaving.add(id);
     await setAll(this.space, entries);
-    stored();
+    this.forget(record);
     this.leaving.delete(id);
     this.dropStaleEntriesSoon(ids);
   }
