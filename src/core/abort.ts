@@ -60,11 +60,13 @@ export function abortableReader<T>(source: AsyncIterator<T>, signal: AbortSignal
   signal.addEventListener("abort", onAbort, { once: true });
   return {
     next() {
-      const outcome = outcomeOf(source.next(), signal);
-      if (signal.aborted) return Promise.resolve(ABORTED);
       return new Promise((resolve, reject) => {
         wake = resolve;
-        outcome.then(resolve, reject);
+        source.next().then(
+          (value) => resolve({ aborted: false, value }),
+          (error: unknown) => (signal.aborted ? resolve(ABORTED) : reject(error)),
+        );
+        if (signal.aborted) resolve(ABORTED);
       });
     },
     close: () => signal.removeEventListener("abort", onAbort),
