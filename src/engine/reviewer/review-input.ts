@@ -20,7 +20,8 @@ import type { SessionFacts } from "../../core/tool.js";
 import type { ToolCategory } from "../../core/events.js";
 import { type ConversationMessage, writtenByOther } from "../../core/messages.js";
 import { isAgentNote } from "../../core/agent-note.js";
-import { oneLine as flattened } from "../../core/one-line.js";
+import { clipLine, oneLine as flattened } from "../../core/one-line.js";
+import { clip } from "../../core/surrogate-pairs.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { isPersonMessage } from "../outside-reads.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
@@ -65,10 +66,6 @@ export const REVIEW_ARGS_MAX_CHARS = 16_000;
 
 const askResultSchema = z.object({ answers: z.array(z.object({ answer: z.string() })) });
 
-function cap(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /** The ask_user answers in a tool result (values only — the questions are agent text). */
 function askAnswers(content: string): string[] {
   try {
@@ -94,7 +91,7 @@ export function fitsReview(args: Readonly<Record<string, unknown>>): boolean {
  * the reviewer's input), its whitespace collapsed and trimmed, and capped: a line, not a message.
  */
 function oneLine(text: string): string {
-  return cap(flattened(text).replace(/\s+/g, " ").trim(), LINE_MAX_CHARS);
+  return clipLine(flattened(text), LINE_MAX_CHARS);
 }
 
 /** What the reviewer is shown of a history, by whose words they are (see reviewLinesOf). */
@@ -127,7 +124,7 @@ export function reviewLinesOf(history: readonly ConversationMessage[], requester
       if (isAgentNote(message)) agentNotes.push(oneLine(message.content));
       else if (!isPersonMessage(message)) continue;
       else if (writtenByOther(message, requester)) othersLines.push(oneLine(message.content));
-      else userLines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
+      else userLines.push({ text: clip(message.content.trim(), LINE_MAX_CHARS), isReply: false });
     } else if (
       message.role === "tool" &&
       askCalls.has(message.tool_call_id) &&
@@ -248,7 +245,7 @@ export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
     `Proposed tool call: ${oneLine(input.tool.name)} (category: ${input.tool.category})`,
     // An MCP server writes its tools' descriptions: on one line, they cannot start a heading; the
     // label saying whose it is comes first (mcp-tools.ts), so the cut keeps it.
-    `Tool description: ${cap(oneLine(input.tool.description), 500)}`,
+    `Tool description: ${clip(oneLine(input.tool.description), 500)}`,
     `Arguments:\n${argsText(input.args)}`,
     `Facts:\n${input.facts.length > 0 ? input.facts.map((f) => `- ${f}`).join("\n") : "(none)"}`,
   ].join("\n\n");

@@ -9,6 +9,7 @@
  * so a confused reviewer always falls back to a person.
  */
 import { z } from "zod";
+import { clip } from "../../core/surrogate-pairs.js";
 
 export const VERDICTS = ["allow", "deny", "unsure"] as const;
 export type VerdictKind = (typeof VERDICTS)[number];
@@ -38,7 +39,7 @@ const verdictSchema = z.strictObject({
     .string()
     .trim()
     .min(1)
-    .transform((r) => (r.length <= REASON_MAX_CHARS ? r : `${r.slice(0, REASON_MAX_CHARS - 1)}…`)),
+    .transform((r) => clip(r, REASON_MAX_CHARS)),
 });
 
 /** The `response_format` JSON Schema for endpoints with structured outputs. */

@@ -74,6 +74,12 @@ describe("parseVerdict", () => {
       reason: 'writes {"verdict":1} to a file',
     });
   });
+
+  it("never leaves half an emoji where a long reason is cut", () => {
+    // The cut at 599 falls between the emoji's two halves: the whole emoji is left off.
+    const reason = `${"r".repeat(598)}😀 and more`;
+    expect(parseVerdict(JSON.stringify({ verdict: "deny", reason }))?.reason).toBe(`${"r".repeat(598)}…`);
+  });
 });
 
 describe("Reviewer failures count as unsure", () => {
@@ -190,6 +196,25 @@ describe("what the reviewer sees", () => {
     expect(text).toContain("[reply to a question the agent asked] yes, the old ones");
     for (const hidden of ["ASSISTANT-TEXT", "AGENT-QUESTION", "TOOL-RESULT-TEXT", "CHANNEL-CONTENT"])
       expect(text).not.toContain(hidden);
+  });
+
+  it("never leaves half an emoji where a long line or a tool's description is cut", () => {
+    // Each cut (at 1999, or 499) falls between the emoji's two halves: the whole emoji is left off.
+    const long = `${"w".repeat(1998)}😀 tail`;
+    const lines = reviewLinesOf(
+      [
+        { role: "user", content: long },
+        { role: "user", content: long, meta: { by: "U2" } },
+      ],
+      "U1",
+    );
+    expect(lines.userLines).toEqual([{ text: `${"w".repeat(1998)}…`, isReply: false }]);
+    expect(lines.othersLines).toEqual([`${"w".repeat(1998)}…`]);
+    const description = `${"d".repeat(498)}😀 tail`;
+    const text = reviewMessages({ ...INPUT, tool: { ...INPUT.tool, description } })
+      .map((m) => m.content)
+      .join("\n");
+    expect(text).toContain(`Tool description: ${"d".repeat(498)}…\n`);
   });
 
   it("the engine's request to the reviewer holds no assistant text and no channel content", async () => {
