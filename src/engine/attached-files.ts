@@ -12,6 +12,7 @@
 import { type Attachment, isSavedFile } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
 import { oneLine } from "../core/one-line.js";
+import { clip } from "../core/surrogate-pairs.js";
 
 /** Names shown at most; the rest are counted. */
 const MAX_NAMES = 10;
@@ -19,8 +20,7 @@ const MAX_NAMES = 10;
 const NAME_CHARS = 80;
 
 function shown(name: string): string {
-  const flat = oneLine(name);
-  return flat.length <= NAME_CHARS ? flat : `${flat.slice(0, NAME_CHARS - 1)}…`;
+  return clip(oneLine(name), NAME_CHARS);
 }
 
 /** The attachments of the requester's own message or typed answer (ask_user); none for others. */

@@ -6,6 +6,7 @@
  * run), one that failed, one blocked by policy, one past the per-step call limit, and the "not
  * available here" answers for interactions no one can answer on this surface.
  */
+import { clip } from "../core/surrogate-pairs.js";
 
 export const TOOL_RESULT = Object.freeze({
   deniedByUser: "Not run: the user denied this call. Do not retry it unless they ask you to.",
@@ -69,8 +70,7 @@ export function planRejected(feedback: string | undefined): string {
 
 /** A one-line, bounded preview of a text (newlines shown as ⏎). */
 export function preview(text: string, maxChars = 300): string {
-  const flat = text.replace(/\r?\n/g, "⏎ ");
-  return flat.length <= maxChars ? flat : `${flat.slice(0, maxChars - 1)}…`;
+  return clip(text.replace(/\r?\n/g, "⏎ "), maxChars);
 }
 
 /** Characters a status-line reason keeps. */
@@ -86,7 +86,7 @@ export function statusReason(text: string | undefined): string | undefined {
     .map((part) => part.replace(/\s+/g, " ").trim())
     .find((part) => part !== "");
   if (line === undefined) return undefined;
-  return line.length <= REASON_MAX_CHARS ? line : `${line.slice(0, REASON_MAX_CHARS - 1)}…`;
+  return clip(line, REASON_MAX_CHARS);
 }
 
 /** Characters of a mangled argument text kept in history. */
