@@ -58,8 +58,8 @@ export function deepFreeze<T>(value: T): T {
 export function frozenConcat<T>(list: readonly T[], added: readonly T[]): readonly T[] {
   if (!isDeeplyFrozen(list)) throw new Error("frozenConcat: the list is not deep-frozen");
   for (const item of added) freezeAll(item);
-  const joined = Object.freeze([...list, ...added]);
-  if (joined.some((item) => item !== null && typeof item === "object")) deeplyFrozen.add(joined);
+  const joined = Object.freeze(list.concat(added));
+  if (deeplyFrozen.has(list) || added.some(isObject)) deeplyFrozen.add(joined);
   return joined;
 }
 
