@@ -14,6 +14,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { REDACTED, scrubSecrets } from "../../logging/redact.js";
+import { clip } from "../../core/surrogate-pairs.js";
 import { ImageRefusalError, imageRefusalAt } from "./image-refusal.js";
 import { ContextOverflowError, ProviderError, type ProviderErrorKind } from "./provider.js";
 
@@ -78,12 +79,16 @@ export function midStreamError(payload: unknown, cause?: unknown): ProviderError
   if (refusal)
     return new ImageRefusalError(
       refusal,
-      `The model endpoint refused the request mid-response: ${clip(message)}`,
+      `The model endpoint refused the request mid-response: ${serverText(message)}`,
       undefined,
       { cause },
     );
   const kind: ProviderErrorKind = code === 429 || code === "rate_limit_exceeded" ? "rate_limited" : "server";
-  return providerError(kind, `The model endpoint reported an error mid-response: ${clip(message)}`, cause);
+  return providerError(
+    kind,
+    `The model endpoint reported an error mid-response: ${serverText(message)}`,
+    cause,
+  );
 }
 
 /** Map anything an attempt threw to a `Failure`. */
@@ -102,7 +107,7 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
     return fromStatus(error, error.status, ctx);
   }
   if (error instanceof SyntaxError) {
-    const text = `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message)}`;
+    const text = `The model endpoint sent a stream chunk that is not JSON: ${serverText(error.message)}`;
     return final(providerError("server", text, error));
   }
   // undici reports a connection lost mid-body as TypeError("terminated"); sockets as E* codes.
@@ -111,7 +116,7 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
     return retryable(providerError("connection", text, error));
   }
   const message = error instanceof Error ? error.message : String(error);
-  return final(providerError("server", `Unexpected model endpoint failure: ${clip(message)}`, error));
+  return final(providerError("server", `Unexpected model endpoint failure: ${serverText(message)}`, error));
 }
 
 function fromStatus(error: APIError, status: number, ctx: FailureContext): Failure {
@@ -129,7 +134,7 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
   // Ollama refuses images with a 500 and OpenRouter with a 404: their words say so, not the status.
   const refusal = imageRefusalAt(status, message);
   if (refusal) {
-    const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
+    const text = `The model endpoint rejected the request (HTTP ${status}): ${serverText(message)}`;
     return final(new ImageRefusalError(refusal, text, status, options));
   }
   if (status === 404) {
@@ -153,7 +158,7 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
     const text = `The model endpoint had a server error (HTTP ${status}). Try again shortly.`;
     return { error: new ProviderError("server", text, status, options), retryable: true, retryAfterMs };
   }
-  const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
+  const text = `The model endpoint rejected the request (HTTP ${status}): ${serverText(message)}`;
   return final(new ProviderError("bad_request", text, status, options));
 }
 
@@ -274,11 +279,11 @@ function endpoint(ctx: FailureContext): string {
 
 /**
  * Server text as a message may quote it: one line, scrubbed (the API key, registered by the
- * provider, and token-shaped substrings), at most DETAIL_LIMIT characters.
+ * provider, and token-shaped substrings), at most DETAIL_LIMIT characters. Folded before it is
+ * scrubbed (the scrub reads line ends as command ends), cut after: the scrub sees secrets whole.
  */
-function clip(text: string): string {
-  const oneLine = scrubSecrets(text.replace(/\s+/g, " ").trim());
-  return oneLine.length > DETAIL_LIMIT ? `${oneLine.slice(0, DETAIL_LIMIT - 1)}…` : oneLine;
+function serverText(text: string): string {
+  return clip(scrubSecrets(text.replace(/\s+/g, " ").trim()), DETAIL_LIMIT);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

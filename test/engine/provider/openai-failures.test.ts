@@ -217,6 +217,18 @@ describe("OpenAIProvider HTTP errors", () => {
     );
   });
 
+  it("never leaves half an emoji where it cuts the server's reason", async () => {
+    // The cut at 199 falls between the emoji's two halves: the whole emoji is left off.
+    nock(HOST)
+      .post(PATH)
+      .reply(400, { error: { message: `${"e".repeat(198)}😀 and the rest` } });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect((error as Error).message).toBe(
+      `The model endpoint rejected the request (HTTP 400): ${"e".repeat(198)}…`,
+    );
+  });
+
   it("treats a 429 for exhausted quota as final, not as a rate limit to wait out", async () => {
     nock(HOST)
       .post(PATH)
