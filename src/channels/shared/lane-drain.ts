@@ -12,7 +12,7 @@
  * not told: their resend would come besides the redelivery, a second turn.
  */
 import type { Logger } from "pino";
-import { type Clock, systemClock } from "../../core/clock.js";
+import { settlesWithin } from "../../core/settles-within.js";
 import type { LaneStopOptions } from "./hand-over-lanes.js";
 import type { DropNotes } from "./lane-drop-notes.js";
 import type { LaneJobs } from "./lane-jobs.js";
@@ -38,33 +38,21 @@ export interface LaneDrainParts {
  * empty in time.
  */
 export async function drainLanes({ jobs, notes, note, stop, logger }: LaneDrainParts): Promise<void> {
-  const clock = stop?.clock ?? systemClock;
-  const outcome = await within(clock, jobs.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
-  if (outcome === "done") return;
+  const clock = stop?.clock;
+  if (await settlesWithin(jobs.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS, clock)) return;
   const dropped = jobs.abortAll();
   // Only what the platform never delivers again is claimed: a claim records its key for good.
   const notRedelivered = dropped.filter((job) => job.redelivered?.() !== true);
   const { tally, done } = notes.tellEach(notRedelivered, note);
-  const tellOutcome = await within(clock, done, stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS);
+  const notesSettled = await settlesWithin(done, stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS, clock);
   logger.warn(
     {
       dropped: dropped.length,
       redelivered: dropped.length - notRedelivered.length,
       told: tally.told,
-      allTold: tellOutcome === "done" && tally.told + tally.handedOverElsewhere === tally.telling,
+      allTold: notesSettled && tally.told + tally.handedOverElsewhere === tally.telling,
       handedOverElsewhere: tally.handedOverElsewhere,
     },
     "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered",
   );
-}
-
-/** Whether `work` settles within `ms` on `clock` ("late" otherwise). */
-async function within(clock: Clock, work: Promise<unknown>, ms: number): Promise<"done" | "late"> {
-  let handle: unknown;
-  const late = new Promise<"late">((resolve) => {
-    handle = clock.setTimer(() => resolve("late"), ms);
-  });
-  const outcome = await Promise.race([work.then(() => "done" as const), late]);
-  clock.clearTimer(handle);
-  return outcome;
 }
