@@ -195,7 +195,12 @@ export class SqliteAdapter extends EventEmitter {
     }
     const rows = entries.map((entry) => [entry.key, entry.value] as const);
     if (rows.length === 0) return Promise.resolve();
-    return this.enqueue<boolean>((outcome) => ({ kind: "upsert", rows, ...outcome })).then(() => undefined);
+    return this.enqueue<void>(({ resolve, fail }) => ({
+      kind: "upsert",
+      rows,
+      resolve: () => resolve(),
+      fail,
+    }));
   }
 
   /** Remove a row; true when it existed. */
