@@ -10,6 +10,7 @@ import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
 import { formatTime } from "../core/time-text.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
+import { clip } from "../core/surrogate-pairs.js";
 import type { SessionRecord } from "./session-record.js";
 
 /** An "Allow anyway" no call can use at `now`: expired, or naming no one and no expiry. */
@@ -52,7 +53,7 @@ function grantText(grant: Grant): string {
     case "readonly_session":
       return "read-only shell commands allowed this session";
     case "once": {
-      const args = grant.args.length > 120 ? `${grant.args.slice(0, 119)}…` : grant.args;
+      const args = clip(grant.args, 120);
       const bound = isBoundOnce(grant) ? ` for ${grant.requester}, until ${formatTime(grant.expiresAt)}` : "";
       return `allow once (over the reviewer)${bound}: ${grant.tool} ${markdownLiteral(args)}`;
     }

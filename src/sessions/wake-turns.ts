@@ -13,6 +13,7 @@ import type { ConversationMessage } from "../core/messages.js";
 import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 import { type ChannelContent, subscriptionIdSchema } from "../core/channel-content.js";
 import { isAgentNote } from "../core/agent-note.js";
+import { clipLine } from "../core/one-line.js";
 import type { QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
@@ -151,7 +152,6 @@ function quotedProvenance(
   opening: Extract<ConversationMessage, { role: "user" }> | undefined,
 ): ChannelContent | undefined {
   if (opening?.meta?.untrusted !== true) return undefined;
-  const flat = opening.content.replace(/\s+/g, " ").trim();
-  const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;
+  const quote = clipLine(opening.content, RETRY_QUOTE_CHARS);
   return { channel: "a watched channel (retrying the turn it started)", quote };
 }

@@ -28,6 +28,14 @@ describe("lastTurnOrigin (what a retry keeps of the latest turn)", () => {
       });
   });
 
+  it("never leaves half an emoji where it cuts the quote of a long untrusted opening", () => {
+    // The cut at 199 falls between the emoji's two halves: the whole emoji is left off.
+    const long: ConversationMessage[] = [
+      { role: "user", content: `${"q".repeat(198)}😀 and more`, meta: { untrusted: true } },
+    ];
+    expect(lastTurnOrigin({}, long).channelContent?.quote).toBe(`${"q".repeat(198)}…`);
+  });
+
   it("marks a retry of a turn the agent's own note opened (steering after it does not count)", () => {
     const noted: ConversationMessage[] = [
       { role: "user", content: "check the deploy", meta: { agentNote: true } },

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { type Grant, GrantSet } from "../../src/engine/permissions/grants.js";
 import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
-import { describeGrants, describeStatus } from "../../src/sessions/session-status.js";
+import { describeGrant, describeGrants, describeStatus } from "../../src/sessions/session-status.js";
 import { sessionRecord } from "./helpers/harness.js";
 
 const bound: Grant = {
@@ -34,6 +34,12 @@ describe("grants and status text", () => {
     expect(describeGrants([bound], NOW)).toBe(
       '1. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note \\{\\"path\\"\\:\\"a\\.md\\"\\} (granted by Boss, id not recorded)',
     );
+  });
+
+  it("never leaves half an emoji where an Allow anyway's long arguments are cut", () => {
+    // The cut at 119 falls between the emoji's two halves: the whole emoji is left off.
+    const long: Grant = { ...bound, args: `${"a".repeat(118)}😀 and more` };
+    expect(describeGrant(long)).toContain(`write_note ${"a".repeat(118)}… (granted by`);
   });
 
   it("leaves out an Allow anyway that names no one, keeping the others' numbers for revoke", () => {
