@@ -18,9 +18,9 @@ export function oneLine(text: string): string {
 }
 
 /**
- * `text` on one line (white space folded) of at most `max` characters, ending in "…" when cut
- * (`clip`: "" when `max` <= 0).
+ * `text` on one line (`oneLine`, then white space folded) of at most `max` characters, ending in
+ * "…" when cut (`clip`: "" when `max` <= 0).
  */
 export function clipLine(text: string, max: number): string {
-  return clip(text.replace(/\s+/g, " ").trim(), max);
+  return clip(oneLine(text).replace(/\s+/g, " ").trim(), max);
 }

@@ -4,7 +4,8 @@
  * (tokens approximated as characters / 4); skills that do not fit are counted in a final
  * "…and N more" line, so the cost per turn stays bounded however many skills are installed.
  */
-import { oneLineDescription, type Skill } from "./skill.js";
+import { clipLine } from "../core/one-line.js";
+import type { Skill } from "./skill.js";
 
 /** Default catalog budget, in approximate tokens. */
 export const DEFAULT_CATALOG_BUDGET_TOKENS = 2_000;
@@ -20,7 +21,7 @@ export function approxTokens(text: string): number {
 }
 
 function lineOf(skill: Pick<Skill, "name" | "description">): string {
-  return `- ${skill.name}: ${oneLineDescription(skill.description, CATALOG_DESCRIPTION_MAX)}`;
+  return `- ${skill.name}: ${clipLine(skill.description, CATALOG_DESCRIPTION_MAX)}`;
 }
 
 function moreLine(count: number): string {

@@ -14,14 +14,15 @@ import { qualifiedUserId } from "../approvals/authorisation.js";
 import { maySwitch, type SkillApprovers } from "./skill-authority.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
+import { clipLine } from "../core/one-line.js";
 import { type SkillSavers, savedSkillOf } from "./skill-savers.js";
 import { skillNameSchema } from "./skill-name.js";
-import { oneLineDescription, type Skill, sourceLabel } from "./skill.js";
+import { type Skill, sourceLabel } from "./skill.js";
 
 const DESCRIPTION_SHOWN = 120;
 
 function shortDescription(skill: Skill): string {
-  return oneLineDescription(skill.description, DESCRIPTION_SHOWN);
+  return clipLine(skill.description, DESCRIPTION_SHOWN);
 }
 
 /** The `skills` listing: each skill with its state and source, and how many are malformed. */

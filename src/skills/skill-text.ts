@@ -4,13 +4,13 @@
  * for `read_file` when the skill lives in the workspace, else as names to pass to `load_skill`.
  * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them or in
  * the description just above is neutralised (its `<` written `&lt;`), so neither can close or open
- * a frame and speak outside it. The description is one line (oneLineDescription), and a file
+ * a frame and speak outside it. The description is one line (core/one-line.ts clipLine), and a file
  * whose name holds a line break or another control character (core/one-line.ts) is left out of
  * the list, so neither can add lines of their own outside the frame.
  */
 import path from "node:path";
-import { oneLine } from "../core/one-line.js";
-import { oneLineDescription, type Skill, sourceLabel } from "./skill.js";
+import { clipLine, oneLine } from "../core/one-line.js";
+import { type Skill, sourceLabel } from "./skill.js";
 
 /** `text` with every `<skill-instructions` or `</skill-instructions` tag made inert. */
 function neutralisedFrameTags(text: string): string {
@@ -19,7 +19,7 @@ function neutralisedFrameTags(text: string): string {
 
 /** A skill's description on one line, its frame tags made inert. */
 function shownDescription(description: string): string {
-  return neutralisedFrameTags(oneLineDescription(description));
+  return neutralisedFrameTags(clipLine(description, Number.POSITIVE_INFINITY));
 }
 
 /** The full text of a loaded skill. */

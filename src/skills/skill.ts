@@ -1,12 +1,11 @@
 /**
  * Skill: one folder of reusable know-how in the format the agent ecosystem shares — a `SKILL.md`
  * with YAML front matter (`name`, `description`, optional `license`, `allowed-tools`, `metadata`)
- * and a Markdown body, plus any files beside it (listed when the skill is loaded, not per scan). These are the frozen domain types the loader,
- * catalog, tools and commands pass around (the name rule every entry point validates is skill-name.ts),
- * and how a skill's description reads on the one line the catalog, the `skills` listing and a
- * loaded skill give it (folded once, here, and clipped to the length each shows).
+ * and a Markdown body, plus any files beside it (listed when the skill is loaded, not per scan).
+ * These are the frozen domain types the loader, catalog, tools and commands pass around (the name
+ * rule every entry point validates is skill-name.ts). Wherever a description is listed it is put
+ * on one line by core/one-line.ts clipLine, so it cannot start a line of its own there.
  */
-import { clipLine, oneLine } from "../core/one-line.js";
 import type { SkillDocument } from "./skill-file.js";
 
 /** Where a skill was found: the team's workspace, this server's data dir, or a configured folder. */
@@ -43,14 +42,4 @@ export interface SkillProblem {
 /** The skill's place in a reply: "workspace", "data dir" or "skills.dirs". */
 export function sourceLabel(kind: SkillSourceKind): string {
   return kind === "workspace" ? "workspace" : kind === "data" ? "data dir" : "skills.dirs";
-}
-
-/**
- * A skill's description on one line: every line break and control character (core/one-line.ts:
- * NEL and the C0 separators too, which `\s` misses) and every run of whitespace one space, so a
- * description cannot start a line of its own wherever it is listed; at most `max` characters,
- * ending in "…" when cut (clipLine, which folds the whitespace: this is the one fold).
- */
-export function oneLineDescription(description: string, max = Number.POSITIVE_INFINITY): string {
-  return clipLine(oneLine(description), max);
 }

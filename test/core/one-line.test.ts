@@ -32,6 +32,10 @@ describe("oneLine", () => {
 });
 
 describe("clipLine", () => {
+  it("puts the line on one line as oneLine does, controls \\s misses (NEL, ESC) included", () => {
+    expect(clipLine("a\u0085b\u001bc", 10)).toBe("a b c");
+  });
+
   it("folds white space onto one line and cuts it with an ellipsis, between whole characters", () => {
     expect(clipLine("  a\n\n b\tc  ", 10)).toBe("a b c");
     expect(clipLine("one two three", 8)).toBe("one two…");
