@@ -48,10 +48,22 @@
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
-import { DropNotes } from "./lane-drop-notes.js";
-import { drainLanes } from "./lane-drain.js";
-import { LaneJobs } from "./lane-jobs.js";
-import { type LanePosition, LaneStopMarks, type StopMarkLimits, sentBefore } from "./lane-stop-marks.js";
+import { drainLanes, type LaneStopOptions } from "./lane-drain.js";
+import { DropNotes, type Telling } from "./lane-drop-notes.js";
+import { type JobOptions, type LaneJob, LaneJobs, type LaneSignal } from "./lane-jobs.js";
+import {
+  type LanePosition,
+  LaneStopMarks,
+  type Positioned,
+  type StopMarkLimits,
+  sentBefore,
+} from "./lane-stop-marks.js";
+
+// The lanes' parts' types the channels name, as the lanes give them.
+export type { LaneStopOptions } from "./lane-drain.js";
+export type { ClaimDrop, Redelivered, TellSender, Telling } from "./lane-drop-notes.js";
+export type { JobOptions, LaneJob, LaneSignal } from "./lane-jobs.js";
+export type { Positioned } from "./lane-stop-marks.js";
 
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
@@ -75,17 +87,6 @@ export const STOPPED_NOTE =
   "I was restarting before I could take one of your messages here (a file was still being read). Please send it again.";
 
 /**
- * What a job sees of its lane's cancelling: once its message is ready (files read), it asks
- * `handingOver()`. False: the lane was cancelled meanwhile (the sender's stop, the channel
- * stopping), so it hands nothing over. True: it hands over now, and no later cancel reaches it —
- * it is not counted as dropped, nor its sender told so. Not an AbortSignal: jobs only ask this
- * once, and a message is not worth an AbortController.
- */
-export interface LaneSignal {
-  handingOver(): boolean;
-}
-
-/**
  * How a sender's stop reaches their lanes in the other processes on one store (see module
  * comment; lane-stop-broadcast.ts): none with one process. The lanes run it: `listen` from their
  * own `listen`, `close` once `drain` is done, so a channel only builds it.
@@ -98,30 +99,6 @@ export interface StopsElsewhere {
   /** Stop hearing the other processes' stops; never rejects. */
   close(): Promise<void>;
 }
-
-/** A lane's job (see LaneSignal). */
-export type LaneJob = (signal: LaneSignal) => Promise<void>;
-
-/** How the channel tells a sender something in the conversation of their message; rejects when it could not. */
-export type TellSender = (text: string) => Promise<void>;
-
-/**
- * Claims the telling of a sender that one message of theirs was dropped (droppedNote; STOPPED_NOTE
- * when the channel stops):
- * false when it went through elsewhere, or its drop is told already — with several processes (or
- * when a platform delivers one message as several events: Slack's twins, its retries), one
- * message may be in two lanes, or come late to one after another process handed it over. The
- * channel claims its message in the session layer's shared record of deliveries
- * (ConversationService.firstDelivery), under the one id every delivery of it shares: taken once,
- * and taken already when it was handed over. Rejects when it cannot say: then the sender is told.
- */
-export type ClaimDrop = () => Promise<boolean>;
-
-/**
- * Asked by `drain` once the channel has stopped receiving: whether the platform will deliver the
- * dropped message again (a Telegram webhook update left unanswered), so its sender is not told.
- */
-export type Redelivered = () => boolean;
 
 /**
  * What a sender sent, as their lane routes it (`route`), with the channel's part of handing it
@@ -139,21 +116,6 @@ export type LaneEntry =
   | ({ readonly kind: "command"; readonly name: string; readonly handOver: LaneJob } & Telling & Positioned)
   | { readonly kind: "at-once"; readonly handOver: LaneJob }
   | ({ readonly kind: "message"; readonly handOver: LaneJob } & Telling & Positioned);
-
-/** Where an entry stands in its sender's stream (LanePosition); unknown when unset (see module comment). */
-export interface Positioned {
-  readonly position?: LanePosition | undefined;
-}
-
-/** How the sender of an entry is told when a stop or a stopping channel's `drain` drops it (see LaneEntry). */
-export interface Telling {
-  /** Their conversation: droppedNote when a stop drops it, STOPPED_NOTE when `drain` does. */
-  readonly tell: TellSender;
-  /** Whether the platform delivers it again after the channel stopped: then `drain` tells nobody; never when unset. */
-  readonly redelivered?: Redelivered | undefined;
-  /** Whether its sender is told when a stop or `drain` drops it (ClaimDrop); always when unset. */
-  readonly claimDrop?: ClaimDrop | undefined;
-}
 
 /**
  * How `route` dealt with an entry: answered (handed over, or the stop answered), queued in the
@@ -173,23 +135,6 @@ const FULL: Routed = Object.freeze({ kind: "full" });
 
 /** What a command's job returns when its lane was cancelled before its turn: nothing to wait for. */
 const SETTLED: Promise<void> = Promise.resolve();
-
-/** How long a stopping channel waits for its lanes (`drain`), and on what clock. */
-export interface LaneStopOptions {
-  /** 5 s by default: the shutdown's watchdog must still leave running turns their grace. */
-  readonly withinMs?: number;
-  /** How long the notes to the senders of what was dropped may take (2 s by default). */
-  readonly tellWithinMs?: number;
-  /** The system clock by default. */
-  readonly clock?: Clock;
-}
-
-/**
- * What `enqueue` knows of a job besides its work: how its sender is told it was dropped (Telling;
- * nobody is told without `tell`), where its message stands (Positioned), and whether the sender's
- * stop spares it (`keptByStop`; `drain` never does).
- */
-export type JobOptions = Partial<Telling> & Positioned & { readonly keptByStop?: boolean | undefined };
 
 /** What a channel builds its lanes with. */
 export interface HandOverLanesOptions {

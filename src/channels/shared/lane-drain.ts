@@ -12,13 +12,23 @@
  * not told: their resend would come besides the redelivery, a second turn.
  */
 import type { Logger } from "pino";
+import type { Clock } from "../../core/clock.js";
 import { settlesWithin } from "../../core/settles-within.js";
-import type { LaneStopOptions } from "./hand-over-lanes.js";
 import type { DropNotes } from "./lane-drop-notes.js";
 import type { LaneJobs } from "./lane-jobs.js";
 
 const DEFAULT_STOP_WITHIN_MS = 5000;
 const DEFAULT_TELL_WITHIN_MS = 2000;
+
+/** How long a stopping channel waits for its lanes (`drain`), and on what clock. */
+export interface LaneStopOptions {
+  /** 5 s by default: the shutdown's watchdog must still leave running turns their grace. */
+  readonly withinMs?: number;
+  /** How long the notes to the senders of what was dropped may take (2 s by default). */
+  readonly tellWithinMs?: number;
+  /** The system clock by default. */
+  readonly clock?: Clock;
+}
 
 /** What a drain works on: the lanes' jobs, the notes to their senders, and its bounds. */
 export interface LaneDrainParts {

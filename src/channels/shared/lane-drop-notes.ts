@@ -12,7 +12,37 @@
  * logged: nobody else can tell the sender.
  */
 import type { Logger } from "pino";
-import type { TellSender, Telling } from "./hand-over-lanes.js";
+
+/** How the channel tells a sender something in the conversation of their message; rejects when it could not. */
+export type TellSender = (text: string) => Promise<void>;
+
+/**
+ * Claims the telling of a sender that one message of theirs was dropped (droppedNote; STOPPED_NOTE
+ * when the channel stops):
+ * false when it went through elsewhere, or its drop is told already — with several processes (or
+ * when a platform delivers one message as several events: Slack's twins, its retries), one
+ * message may be in two lanes, or come late to one after another process handed it over. The
+ * channel claims its message in the session layer's shared record of deliveries
+ * (ConversationService.firstDelivery), under the one id every delivery of it shares: taken once,
+ * and taken already when it was handed over. Rejects when it cannot say: then the sender is told.
+ */
+export type ClaimDrop = () => Promise<boolean>;
+
+/**
+ * Asked by `drain` once the channel has stopped receiving: whether the platform will deliver the
+ * dropped message again (a Telegram webhook update left unanswered), so its sender is not told.
+ */
+export type Redelivered = () => boolean;
+
+/** How the sender of an entry is told when a stop or a stopping channel's `drain` drops it (hand-over-lanes.ts LaneEntry). */
+export interface Telling {
+  /** Their conversation: droppedNote when a stop drops it, STOPPED_NOTE when `drain` does. */
+  readonly tell: TellSender;
+  /** Whether the platform delivers it again after the channel stopped: then `drain` tells nobody; never when unset. */
+  readonly redelivered?: Redelivered | undefined;
+  /** Whether its sender is told when a stop or `drain` drops it (ClaimDrop); always when unset. */
+  readonly claimDrop?: ClaimDrop | undefined;
+}
 
 /** How the sender of a dropped job is told of it (Telling; nobody without `tell`). */
 export type Dropped = Partial<Telling>;

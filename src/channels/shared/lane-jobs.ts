@@ -10,7 +10,29 @@
  * A lane is forgotten once it holds no job.
  */
 import type { Logger } from "pino";
-import type { JobOptions, LaneJob, LaneSignal } from "./hand-over-lanes.js";
+import type { Telling } from "./lane-drop-notes.js";
+import type { Positioned } from "./lane-stop-marks.js";
+
+/**
+ * What a job sees of its lane's cancelling: once its message is ready (files read), it asks
+ * `handingOver()`. False: the lane was cancelled meanwhile (the sender's stop, the channel
+ * stopping), so it hands nothing over. True: it hands over now, and no later cancel reaches it —
+ * it is not counted as dropped, nor its sender told so. Not an AbortSignal: jobs only ask this
+ * once, and a message is not worth an AbortController.
+ */
+export interface LaneSignal {
+  handingOver(): boolean;
+}
+
+/** A lane's job (see LaneSignal). */
+export type LaneJob = (signal: LaneSignal) => Promise<void>;
+
+/**
+ * What `add` (HandOverLanes enqueue) knows of a job besides its work: how its sender is told it was dropped (Telling;
+ * nobody is told without `tell`), where its message stands (Positioned), and whether the sender's
+ * stop spares it (`keptByStop`; `drain` never does).
+ */
+export type JobOptions = Partial<Telling> & Positioned & { readonly keptByStop?: boolean | undefined };
 
 /**
  * A job's signal and state: cancelled (`aborted`), or out of reach of a cancel as it hands over

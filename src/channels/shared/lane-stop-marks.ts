@@ -23,6 +23,11 @@ import type { Clock } from "../../core/clock.js";
  */
 export type LanePosition = number;
 
+/** Where an entry stands in its sender's stream (LanePosition); unknown when unset (see module comment). */
+export interface Positioned {
+  readonly position?: LanePosition | undefined;
+}
+
 /** How long a lane remembers the position a stop went through, unless told otherwise: 10 minutes. */
 const DEFAULT_MARK_MS = 10 * 60_000;
 
