@@ -1,6 +1,8 @@
 /**
  * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
- * within size and time limits, fenced as untrusted web content (untrusted-page.ts). Every hop —
+ * within size and time limits, fenced as untrusted web content (untrusted-page.ts); what it says
+ * of a response in its own words — a saved file's status and type, a redirect it refused — names
+ * checked facts only, never the server's free text (response-facts.ts). Every hop —
  * the first request and each redirect (at most 5) — is checked by the SSRF guard and connected to
  * the checked address; a hop to a host this call was not authorised for goes back to the
  * permission engine (a grant, or a card of its own) before anything — not even its DNS lookup —
@@ -22,6 +24,7 @@ import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
+import { clip } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../../core/tool.js";
 import { htmlToMarkdown } from "./html-to-markdown.js";
 import { type FetchedResponse, FetchError, pinnedGet } from "./pinned-request.js";
@@ -33,6 +36,7 @@ import {
   checkHost,
   type Resolver,
 } from "./ssrf-guard.js";
+import { mediaTypeFact, statusFact, urlFact } from "./response-facts.js";
 import { fencedPage } from "./untrusted-page.js";
 
 /** Limits and network policy of web_fetch (config: tools.web_fetch). */
@@ -80,19 +84,41 @@ async function saveRefusal(paths: WorkspacePaths, file: ResolvedPath): Promise<s
   return `${shown} steers every later session, so web_fetch does not save there: fetch it without save_to and write it with write_file, which asks a person first`;
 }
 
-function parseHttpUrl(raw: string, base?: URL): URL {
+/**
+ * Why `url` is not fetched (not http(s), or carrying credentials), or undefined. A redirect's
+ * scheme is the server's, but only letters, digits, `+`, `-` and `.`: it is named, cut short.
+ */
+function urlRefusal(url: URL): string | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `only http and https URLs can be fetched, not ${clip(url.protocol, 24)}`;
+  if (url.username || url.password) return "URLs with credentials are not fetched";
+  return undefined;
+}
+
+/** The URL the call asked for (the model's own words, so quoted as given when refused). */
+function requestedUrl(raw: string): URL {
   let url: URL;
   try {
-    url = new URL(raw, base);
+    url = new URL(raw);
   } catch {
     throw new UrlRefusedError(`"${raw}" is not a valid URL`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UrlRefusedError(
-      `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}:`,
-    );
+  const refusal = urlRefusal(url);
+  if (refusal !== undefined) throw new UrlRefusedError(refusal);
+  return url;
+}
+
+/** A redirect's target: its Location is the server's text, so a refusal does not quote it. */
+function redirectTarget(location: string, from: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(location, from);
+  } catch {
+    throw new UrlRefusedError(`${urlFact(from)} redirected to an invalid URL; it was not followed`);
   }
-  if (url.username || url.password) throw new UrlRefusedError("URLs with credentials are not fetched");
+  const refusal = urlRefusal(url);
+  if (refusal !== undefined)
+    throw new UrlRefusedError(`${urlFact(from)} redirected to a URL that is not fetched: ${refusal}`);
   return url;
 }
 
@@ -202,7 +228,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
         checkAddressHost(host, hop, policy);
         if (!(await mayFollow(url, hop, authorised, context)))
           throw new UrlRefusedError(
-            `${from.href} redirected to ${url.href}, a host this call was not approved for; the redirect was not followed`,
+            `${urlFact(from)} redirected to ${urlFact(url)}, a host this call was not approved for; the redirect was not followed`,
           );
       }
       const pinned = await timed(budget, context, (signal) =>
@@ -215,9 +241,9 @@ export function createWebFetchTool(options: WebFetchOptions) {
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || !location) return { url, response };
       if (hop >= maxRedirects)
-        throw new UrlRefusedError(`more than ${maxRedirects} redirects; stopped at ${url.href}`);
+        throw new UrlRefusedError(`more than ${maxRedirects} redirects; stopped at ${urlFact(url)}`);
       from = url;
-      url = parseHttpUrl(location, url);
+      url = redirectTarget(location, url);
     }
   };
 
@@ -229,22 +255,22 @@ export function createWebFetchTool(options: WebFetchOptions) {
     context: ToolContext,
   ): Promise<ToolResult> => {
     if (response.truncated) {
-      return fail(`${url.href} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
+      return fail(`${urlFact(url)} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
     }
     if (response.status >= 400) {
-      const status = `${response.status} ${response.statusText}`.trim();
-      return fail(`${url.href} answered ${status}; nothing was saved.`);
+      return fail(`${urlFact(url)} answered ${statusFact(response.status)}; nothing was saved.`);
     }
     const file = await paths.resolve(savePath);
     const refusal = await saveRefusal(paths, file);
     if (refusal !== undefined) return fail(refusal);
     const replaced = await writeChecked(file, response.body);
     context.facts.downloadedFiles.add(file.absolute);
-    const type = mediaType(response).type || "unknown type";
+    const type = mediaTypeFact(mediaType(response).type);
     const note = replaced ? " (replacing the file that was there)" : "";
-    return ok(`Saved ${response.body.length} bytes (${type}) from ${url.href} to ${file.display}${note}.`, [
-      file.display,
-    ]);
+    return ok(
+      `Saved ${response.body.length} bytes (${type}) from ${urlFact(url)} to ${file.display}${note}.`,
+      [file.display],
+    );
   };
 
   return defineTool({
@@ -265,7 +291,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
       const budget = { left: timeoutMs, timedOut: false };
       const paths = options.workspace.forRequest(context.request);
       try {
-        const start = parseHttpUrl(args.url);
+        const start = requestedUrl(args.url);
         if (args.save_to !== undefined) {
           const refusal = await saveRefusal(paths, await paths.resolve(args.save_to));
           if (refusal !== undefined) return fail(refusal);
