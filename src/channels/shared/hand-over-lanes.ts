@@ -50,7 +50,7 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
 import { drainLanes, type LaneStopOptions } from "./lane-drain.js";
 import { DropNotes, type Telling } from "./lane-drop-notes.js";
-import { type JobOptions, type LaneJob, LaneJobs, type LaneSignal } from "./lane-jobs.js";
+import { type JobOptions, jobOptionsOf, type LaneJob, LaneJobs, type LaneSignal } from "./lane-jobs.js";
 import {
   type LanePosition,
   LaneStopMarks,
@@ -165,7 +165,12 @@ export class HandOverLanes {
    * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
   enqueue(key: string, job: LaneJob, options: JobOptions = {}): Promise<void> | undefined {
-    if (this.late(key, options.position, options.keptByStop ?? false)) return this.droppedLate(options);
+    return this.queue(key, job, jobOptionsOf(options, options.keptByStop ?? false));
+  }
+
+  /** `enqueue` with its options in the lanes' one shape (jobOptionsOf). */
+  private queue(key: string, job: LaneJob, options: JobOptions): Promise<void> | undefined {
+    if (this.late(key, options.position, options.keptByStop === true)) return this.droppedLate(options);
     return this.jobs.add(key, job, options);
   }
 
@@ -199,7 +204,7 @@ export class HandOverLanes {
         ? (signal) => (signal.handingOver() ? entry.handOver(signal) : SETTLED)
         : entry.handOver;
     const kept = entry.kind === "command" && keptByStop(entry.name);
-    const handedOver = this.enqueue(key, job, { ...entry, keptByStop: kept });
+    const handedOver = this.queue(key, job, jobOptionsOf(entry, kept));
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 

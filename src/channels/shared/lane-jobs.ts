@@ -35,6 +35,24 @@ export type LaneJob = (signal: LaneSignal) => Promise<void>;
 export type JobOptions = Partial<Telling> & Positioned & { readonly keptByStop?: boolean | undefined };
 
 /**
+ * A job's options as the lanes keep them, whatever the channel built them from (a LaneEntry, an
+ * album's own options): every field set, in one order, so every job's options have one hidden
+ * class and the lanes' reads of them stay monomorphic (docs/architecture.md, code on the message
+ * path). Spreading an entry and adding `keptByStop`, which it never holds, is the spread V8 builds
+ * slowly, and gave six entry shapes twelve hidden classes; putting `keptByStop` first would still
+ * give each entry shape its own (a command's `name`, the job's `handOver`, the channels' key orders).
+ */
+export function jobOptionsOf(from: JobOptions, keptByStop: boolean): JobOptions {
+  return {
+    tell: from.tell,
+    redelivered: from.redelivered,
+    claimDrop: from.claimDrop,
+    position: from.position,
+    keptByStop,
+  };
+}
+
+/**
  * A job's signal and state: cancelled (`aborted`), or out of reach of a cancel as it hands over
  * (`taken`), with what it was queued with.
  */
