@@ -8,12 +8,14 @@
  * failed, so the next try (in any process) takes it again. Claims live in the store's "dedupe"
  * space, whose write-if-absent, compare-and-set and compare-and-delete hold across processes: a
  * renewal extends and a release deletes only the claim it read as this process's, never one
- * another process took after it lapsed. A stored claim that cannot be read (not JSON, or not a
- * claim: corrupt, or written by something else) says neither who holds it nor until when — and
- * may never expire — so a take replaces it with this process's claim, for a take's time, and
- * reports it: left in place it would hold the message's wake-up back for good.
+ * another process took after it lapsed. A stored claim that cannot be read (a row that is not
+ * JSON, holds no value, or holds one that is not a claim: corrupt, or written by something else)
+ * says neither who holds it nor until when — and may never expire — so a take replaces it with
+ * this process's claim, for a take's time, and reports it: left in place it would hold the
+ * message's wake-up back for good.
  */
 import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { HOUR_MS } from "../store/slot-budget.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -58,14 +60,14 @@ interface ClaimRecord {
 
 const claimSchema: z.ZodType<ClaimRecord> = z.object({ owner: z.string().min(1), kept: z.boolean() });
 
-/** A stored claim that cannot be read: why, and its value when the store could hand it back (JSON). */
+/** A stored claim that cannot be read: why, and its value when the store could hand one back (JSON). */
 interface Unreadable {
   readonly reason: string;
   readonly value?: unknown;
 }
 
-/** A claim's key as read: the claim (undefined: none stored), or what cannot be read there. */
-type StoredClaim = { readonly claim: ClaimRecord | undefined } | { readonly unreadable: Unreadable };
+/** A claim's key as read: the claim, nothing (undefined), or what cannot be read there. */
+type StoredClaim = { readonly claim: ClaimRecord } | { readonly unreadable: Unreadable } | undefined;
 
 /** Wake claims in a store space shared by the processes (the "dedupe" space). */
 export class StoreWakeClaims implements WakeClaims {
@@ -81,12 +83,18 @@ export class StoreWakeClaims implements WakeClaims {
   ) {}
 
   async take(key: string): Promise<ClaimResult> {
-    if (await this.space.setIfAbsent(storeKey(key), this.taken, WAKE_CLAIM_TAKE_MS)) return "won";
-    const stored = await this.readStored(key);
+    if (await this.takeIfAbsent(key)) return "won";
+    let stored = await this.readStored(key);
+    // Nothing read where the take found a row: it went since (released, lapsed), or it holds no
+    // value (`{"v":1}`, `null`), which the store reads as nothing while a take still finds it.
+    if (stored === undefined) {
+      if (await this.takeIfAbsent(key)) return "won";
+      stored = (await this.readStored(key)) ?? { unreadable: { reason: "it holds no value" } };
+    }
     if ("unreadable" in stored)
       return (await this.replaceUnreadable(key, stored.unreadable)) ? "won" : "elsewhere";
     if (this.isTaken(stored.claim)) return "won";
-    return stored.claim?.kept ? "delivered" : "elsewhere";
+    return stored.claim.kept ? "delivered" : "elsewhere";
   }
 
   /**
@@ -114,7 +122,12 @@ export class StoreWakeClaims implements WakeClaims {
     if (this.isTaken(parsed(stored))) await this.space.deleteIf(storeKey(key), stored);
   }
 
-  /** The claim stored under `key` as read, or what cannot be read there. */
+  /** Write this process's claim, for a take's time, if none is stored; true when it did. */
+  private takeIfAbsent(key: string): Promise<boolean> {
+    return this.space.setIfAbsent(storeKey(key), this.taken, WAKE_CLAIM_TAKE_MS);
+  }
+
+  /** The claim stored under `key` as read, nothing (undefined), or what cannot be read there. */
   private async readStored(key: string): Promise<StoredClaim> {
     let value: unknown;
     try {
@@ -124,7 +137,7 @@ export class StoreWakeClaims implements WakeClaims {
       if (error instanceof StoredDataError) return { unreadable: { reason: error.message } };
       throw error;
     }
-    if (value === undefined) return { claim: undefined };
+    if (value === undefined) return undefined;
     const checked = claimSchema.safeParse(value);
     return checked.success
       ? { claim: checked.data }
@@ -133,20 +146,21 @@ export class StoreWakeClaims implements WakeClaims {
 
   /**
    * Replace a stored claim that cannot be read with this process's, for a take's time, and report
-   * it; false when another process changed it first. One that is JSON is replaced only while it is
-   * stored as read (compare-and-set); a row that is not JSON cannot be compared, so it is deleted
-   * and this process's claim written if none was meanwhile (two processes doing so at the same
-   * moment may then both wake for the message: each reports it).
+   * it; false when another process changed it first. One whose value was read is replaced while it
+   * is stored as read (compare-and-set); a row the store cannot compare (not JSON, no value, or
+   * JSON in other text than the store writes: spaced, `"expires":null`) is deleted, once read
+   * again unchanged, and this process's claim written if none was meanwhile. Two processes doing
+   * so at the same moment may then both wake for the message: each reports it.
    */
   private async replaceUnreadable(key: string, unreadable: Unreadable): Promise<boolean> {
-    const claimKey = storeKey(key);
+    const { value } = unreadable;
     let replaced: boolean;
-    if (unreadable.value !== undefined)
-      replaced = await this.space.replaceIf(claimKey, unreadable.value, this.taken, WAKE_CLAIM_TAKE_MS);
-    else {
-      await this.space.delete(claimKey);
-      replaced = await this.space.setIfAbsent(claimKey, this.taken, WAKE_CLAIM_TAKE_MS);
-    }
+    if (value === undefined) replaced = await this.overwrite(key);
+    else
+      replaced =
+        (await this.space.replaceIf(storeKey(key), value, this.taken, WAKE_CLAIM_TAKE_MS)) ||
+        // The compare missed: the row changed since the read, or its text is not the store's.
+        ((await this.holdsUnreadable(key, value)) && (await this.overwrite(key)));
     if (replaced)
       this.onError(
         new Error(
@@ -155,6 +169,20 @@ export class StoreWakeClaims implements WakeClaims {
         `taking wake claim ${key}`,
       );
     return replaced;
+  }
+
+  /** Whether `key` still holds the unreadable `value` a take read there (read again, compared as values). */
+  private async holdsUnreadable(key: string, value: unknown): Promise<boolean> {
+    const stored = await this.readStored(key);
+    return (
+      stored !== undefined && "unreadable" in stored && isDeepStrictEqual(stored.unreadable.value, value)
+    );
+  }
+
+  /** Delete the claim under `key`, whatever it holds, and take it if none was written meanwhile. */
+  private async overwrite(key: string): Promise<boolean> {
+    await this.space.delete(storeKey(key));
+    return this.takeIfAbsent(key);
   }
 
   /** Whether a stored claim is this instance's, taken for a hand-over and not kept. */

@@ -1,9 +1,11 @@
 /**
- * A wake claim stored in a form that cannot be read — JSON that is not a claim, or a row that is
- * not even JSON (corrupt, or written by something else), and stored without expiry. A take read
- * the first as held elsewhere, for good: the message's wake-up was looked at again every few
- * minutes and never delivered; the second failed every take. A take now replaces it with its own
- * claim, for a take's time, and reports it; a renewal or release still never takes it as its own.
+ * A wake claim stored in a form that cannot be read — JSON that is not a claim, a row with no
+ * value, or a row that is not even JSON (corrupt, or written by something else), and stored
+ * without expiry. A take read the first two as held elsewhere, for good: the message's wake-up was
+ * looked at again every few minutes and never delivered; the third failed every take. JSON in
+ * other text than the store writes (spaced, `"expires":null`) could not be compared, so it too
+ * stayed, unreported. A take now replaces each with its own claim, for a take's time, and reports
+ * it; a renewal or release still never takes it as its own.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -11,7 +13,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { StoreWakeClaims } from "../../src/subscriptions/wake-claims.js";
 import { spaceLike } from "../support/space-like.js";
 
@@ -57,23 +59,62 @@ it("replaces a stored claim that is not a claim, reporting it, and renews and re
   }
 });
 
-it("replaces a stored claim whose row is not JSON, reporting it", async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "wake-claim-not-json-"));
+/** A SQLite store in a fresh directory whose wake claim k1 is stored as the raw `row`. */
+async function storeWithRow(row: string): Promise<Store> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "wake-claim-unreadable-"));
   dirs.push(dir);
   const store = await createStore({ dataDir: dir });
+  await store.space("dedupe").set("wake-claim:k1", "to be spoiled");
+  const db = new Database(path.join(dir, "coworker.sqlite"));
+  db.prepare("UPDATE keyv SET value = ? WHERE key = ?").run(row, "dedupe:wake-claim:k1");
+  db.close();
+  return store;
+}
+
+const unreadableRows: ReadonlyArray<readonly [string, string, string]> = [
+  ["not JSON", "not json", "(stored entry in dedupe is not JSON"],
+  ["a non-claim in other text than the store writes", '{"value": {"owner": 42}}', "(it is not a wake claim)"],
+  ["a non-claim with a null expiry", '{"value":{"owner":42},"expires":null}', "(it is not a wake claim)"],
+  ["JSON with no value", '{"v":1}', "(it holds no value)"],
+  ["JSON null", "null", "(it holds no value)"],
+];
+
+it.each(unreadableRows)("replaces a stored claim whose row is %s, reporting it", async (_, row, reason) => {
+  const store = await storeWithRow(row);
   try {
-    const space = store.space("dedupe");
-    await space.set("wake-claim:k1", "to be spoiled");
-    const db = new Database(path.join(dir, "coworker.sqlite"));
-    db.prepare("UPDATE keyv SET value = 'not json' WHERE key = ?").run("dedupe:wake-claim:k1");
-    db.close();
-    const mine = claimsOn(space);
-    const theirs = claimsOn(space);
+    const mine = claimsOn(store.space("dedupe"));
+    const theirs = claimsOn(store.space("dedupe"));
 
     expect(await mine.claims.take("k1")).toBe("won");
-    expect(mine.reported).toEqual([expect.stringContaining("wake claim k1 could not be read (stored entry")]);
+    expect(mine.reported).toEqual([expect.stringContaining(`wake claim k1 could not be read ${reason}`)]);
     expect(await theirs.claims.take("k1")).toBe("elsewhere");
+    expect(await mine.claims.take("k1")).toBe("won");
+    expect(mine.reported).toHaveLength(1);
     expect(theirs.reported).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
+
+it("leaves an uncomparable unreadable claim another process replaced after the compare to that process", async () => {
+  const store = await storeWithRow('{"value": {"owner": 42}}');
+  try {
+    const inner = store.space("dedupe");
+    const theirs = claimsOn(inner);
+    // Right after this process's compare-and-set misses the spaced row, the other process replaces it.
+    const space = spaceLike(inner, {
+      replaceIf: async (key, expected, value, ttlMs) => {
+        const replaced = await inner.replaceIf(key, expected, value, ttlMs);
+        expect(await theirs.claims.take("k1")).toBe("won");
+        return replaced;
+      },
+    });
+    const mine = claimsOn(space);
+
+    expect(await mine.claims.take("k1")).toBe("elsewhere");
+    expect(mine.reported).toEqual([]);
+    expect(theirs.reported).toHaveLength(1);
+    expect(await theirs.claims.take("k1")).toBe("won");
   } finally {
     await store.close();
   }
