@@ -49,7 +49,8 @@ export interface KeyValueSpace {
    * Write several keys as one unit where the backend can (SQLite: all or none, in one commit),
    * else one after another in order — either way a reader never sees an entry without those
    * listed before it, so a record written last can serve as the commit point. Optional (spaces
-   * built elsewhere may lack it): call it through `setAll`.
+   * built elsewhere may lack it): call it through `setAll`, which hands its promise on as it is,
+   * so it must report a failure by rejecting, never by throwing.
    */
   setMany?(entries: readonly SpaceEntry[]): Promise<void>;
   /**

@@ -1,7 +1,7 @@
 /**
  * The update handlers: a message, a channel post, the bot's removal from a chat; button presses
  * and the draft stop button are handled in telegram-presses.ts. A message addressed to the bot by
- * someone who may use it (telegram-admission.ts) is an access command, answered here at once
+ * someone who may use it (telegram-admission.ts) is an access command, answered at once
  * (telegram-access-commands.ts), or goes through its sender's hand-over lane: a service command or
  * a message (telegram-lane-routing.ts), an album once it has closed (telegram-album-hand-over.ts).
  * Each handler returns once that is done — `service.receive()` / `press()` / `command()` resolve
