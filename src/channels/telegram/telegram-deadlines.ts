@@ -105,25 +105,33 @@ export function deadlineOf(method: string, payload: unknown, deadlines: CallDead
  * request), and passes the caller's abort on to it.
  */
 export function deadlineTransformer(deadlines: CallDeadlines = DEFAULT_CALL_DEADLINES): Transformer {
-  return async (prev, method, payload, signal) => {
-    const deadlineMs = deadlineOf(method, payload, deadlines);
-    const request = new CallAbort();
-    const abort = () => request.abort();
-    if (signal?.aborted) abort();
-    else signal?.addEventListener("abort", abort);
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+  return (prev, method, payload, signal) =>
+    new Promise((resolve, reject) => {
+      const deadlineMs = deadlineOf(method, payload, deadlines);
+      const request = new CallAbort();
+      const abort = () => request.abort();
+      if (signal?.aborted) abort();
+      const answer = prev(method, payload, request as unknown as ApiSignal);
+      signal?.addEventListener("abort", abort);
+      // Rejecting at the deadline also ends a call whose fetch would not heed the abort.
+      const timer = setTimeout(() => {
+        settled();
         reject(new BotApiTimeout(method, deadlineMs));
         abort();
       }, deadlineMs);
+      function settled(): void {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", abort);
+      }
+      answer.then(
+        (value) => {
+          settled();
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled();
+          reject(error);
+        },
+      );
     });
-    try {
-      // The race also ends a call whose fetch would not heed the abort.
-      return await Promise.race([prev(method, payload, request as unknown as ApiSignal), expired]);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", abort);
-    }
-  };
 }
