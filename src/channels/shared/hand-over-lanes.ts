@@ -193,7 +193,7 @@ export class HandOverLanes {
       entry.kind === "at-once" ||
       (entry.kind === "command" &&
         !this.late(key, entry.position, keptByStop(entry.name)) &&
-        (answeredAtOnce(entry.name) || !this.busy(key)));
+        (answeredAtOnce(entry.name) || !this.jobs.busy(key)));
     if (atOnce) {
       await entry.handOver(NOT_CANCELLED);
       return ANSWERED;
@@ -206,11 +206,6 @@ export class HandOverLanes {
     const kept = entry.kind === "command" && keptByStop(entry.name);
     const handedOver = this.queue(key, job, jobOptionsOf(entry, kept));
     return handedOver ? { kind: "queued", handedOver } : FULL;
-  }
-
-  /** Whether lane `key` holds a job (running or waiting). */
-  busy(key: string): boolean {
-    return this.jobs.busy(key);
   }
 
   /**
@@ -264,11 +259,6 @@ export class HandOverLanes {
    */
   async listen(): Promise<void> {
     await this.options.stopsElsewhere?.listen(this);
-  }
-
-  /** Resolves once every lane is empty, jobs queued meanwhile included. */
-  async idle(): Promise<void> {
-    await this.jobs.idle();
   }
 
   /**

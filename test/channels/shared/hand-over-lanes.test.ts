@@ -1,7 +1,7 @@
 /**
  * HandOverLanes: one sender's jobs run one at a time in order, other lanes beside them, a full
- * lane refuses, a failing job is logged and its lane goes on, and idle() waits for them all; a
- * cancelled lane runs none of its waiting jobs and aborts the running one's signal (not one
+ * lane refuses, a failing job is logged and its lane goes on, a lane left empty takes a command at
+ * once again, and drain() waits for jobs queued while it waits; a cancelled lane runs none of its waiting jobs and aborts the running one's signal (not one
  * already handing over); drain() waits at most its deadline (on an injected clock), then cancels
  * what is left and tells each dropped job's sender, for a bounded time, unless the platform
  * delivers the job's message again or its drop's claim loses (handed over elsewhere). A stop with a position cancels only what was sent before it,
@@ -12,7 +12,12 @@
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { droppedNote, HandOverLanes, STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
+import {
+  droppedNote,
+  HandOverLanes,
+  type Routed,
+  STOPPED_NOTE,
+} from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
 
 /** A sender nobody needs to tell anything. */
@@ -24,6 +29,18 @@ function gate(): { promise: Promise<void>; open: () => void } {
     open = resolve;
   });
   return { promise, open };
+}
+
+/**
+ * Resolves once each of `queued` (what `enqueue` or `route` returned) has run or was cancelled; at
+ * once for what was answered or refused.
+ */
+async function settled(...queued: readonly (Promise<void> | Routed | undefined)[]): Promise<void> {
+  await Promise.all(
+    queued.map((entry) =>
+      entry instanceof Promise ? entry : entry?.kind === "queued" ? entry.handedOver : undefined,
+    ),
+  );
 }
 
 /** The count the sender's stop, routed through lane `key` (its position unknown), is answered with. */
@@ -54,35 +71,37 @@ describe("HandOverLanes", () => {
     const done: string[] = [];
     const slow = gate();
     const otherRan = gate();
-    lanes.enqueue("alice", async () => {
+    const first = lanes.enqueue("alice", async () => {
       await slow.promise;
       done.push("alice 1");
     });
-    lanes.enqueue("alice", async () => {
+    const second = lanes.enqueue("alice", async () => {
       done.push("alice 2");
     });
-    lanes.enqueue("bob", async () => {
+    const other = lanes.enqueue("bob", async () => {
       done.push("bob 1");
       otherRan.open();
     });
     await otherRan.promise;
     expect(done).toEqual(["bob 1"]);
     slow.open();
-    await lanes.idle();
+    await settled(first, second, other);
     expect(done).toEqual(["bob 1", "alice 1", "alice 2"]);
   });
 
   it("refuses a job past maxWaiting, and takes one again once the lane has room", async () => {
     const lanes = new HandOverLanes({ maxWaiting: 2, logger: pino({ level: "silent" }) });
     const slow = gate();
-    expect(lanes.enqueue("alice", () => slow.promise)).toBeDefined();
-    expect(lanes.enqueue("alice", async () => {})).toBeDefined();
+    const queued = [lanes.enqueue("alice", () => slow.promise), lanes.enqueue("alice", async () => {})];
+    expect(queued).toEqual([expect.any(Promise), expect.any(Promise)]);
     expect(lanes.enqueue("alice", async () => {})).toBeUndefined();
-    expect(lanes.enqueue("bob", async () => {})).toBeDefined();
+    const bobs = lanes.enqueue("bob", async () => {});
+    expect(bobs).toBeDefined();
     slow.open();
-    await lanes.idle();
-    expect(lanes.enqueue("alice", async () => {})).toBeDefined();
-    await lanes.idle();
+    await settled(...queued, bobs);
+    const again = lanes.enqueue("alice", async () => {});
+    expect(again).toBeDefined();
+    await settled(again);
   });
 
   it("logs a failing job and runs the next", async () => {
@@ -93,24 +112,36 @@ describe("HandOverLanes", () => {
     lanes.enqueue("alice", async () => {
       throw new Error("disk on fire");
     });
-    lanes.enqueue("alice", async () => {
+    const next = lanes.enqueue("alice", async () => {
       ran = true;
     });
-    await lanes.idle();
+    await settled(next);
     expect(ran).toBe(true);
     expect(lines.join("")).toContain("disk on fire");
   });
 
-  it("idle() also waits for jobs queued while it waits", async () => {
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+  it("drain() also waits for jobs queued while it waits, logging nothing once they are done", async () => {
+    const { lanes, lines, clock } = drainingLanes();
+    const first = gate();
+    const second = gate();
     let last = false;
     lanes.enqueue("alice", async () => {
+      await first.promise;
       lanes.enqueue("bob", async () => {
+        await second.promise;
         last = true;
       });
     });
-    await lanes.idle();
+    const draining = lanes.drain();
+    first.open();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(last).toBe(false);
+    expect(clock.pending()).toBe(1);
+    second.open();
+    await draining;
     expect(last).toBe(true);
+    expect(clock.pending()).toBe(0);
+    expect(lines).toEqual([]);
   });
 
   it("a stop skips the lane's waiting jobs and aborts the running one's signal", async () => {
@@ -118,37 +149,45 @@ describe("HandOverLanes", () => {
     const slow = gate();
     const started = gate();
     const seen: string[] = [];
-    lanes.enqueue("alice", async (signal) => {
-      started.open();
-      await slow.promise;
-      seen.push(signal.handingOver() ? "first handed over" : "first aborted");
-    });
-    lanes.enqueue("alice", async () => {
-      seen.push("second ran");
-    });
-    lanes.enqueue("bob", async () => {
-      seen.push("bob ran");
-    });
+    const queued = [
+      lanes.enqueue("alice", async (signal) => {
+        started.open();
+        await slow.promise;
+        seen.push(signal.handingOver() ? "first handed over" : "first aborted");
+      }),
+      lanes.enqueue("alice", async () => {
+        seen.push("second ran");
+      }),
+      lanes.enqueue("bob", async () => {
+        seen.push("bob ran");
+      }),
+    ];
     await started.promise;
-    expect(lanes.busy("alice")).toBe(true);
     expect(await stopped(lanes, "alice")).toBe(2);
     expect(await stopped(lanes, "carol")).toBe(0);
     slow.open();
-    await lanes.idle();
+    await settled(...queued);
     expect(seen.sort()).toEqual(["bob ran", "first aborted"]);
-    expect(lanes.busy("alice")).toBe(false);
+    // Her lane, empty again, takes her command at once.
+    const command = await lanes.route("alice", {
+      kind: "command",
+      name: "new",
+      tell: quiet,
+      handOver: async () => void seen.push("new"),
+    });
+    expect(command).toEqual({ kind: "answered" });
   });
 
   it("drain() waits for the lanes until its deadline, then cancels and logs what is left", async () => {
     const { lanes, lines, clock } = drainingLanes();
     const slow = gate();
     let aborted: boolean | undefined;
-    lanes.enqueue("alice", async (signal) => {
+    const running = lanes.enqueue("alice", async (signal) => {
       await slow.promise;
       aborted = !signal.handingOver();
     });
     let waitingRan = false;
-    lanes.enqueue("alice", async () => {
+    const waiting = lanes.enqueue("alice", async () => {
       waitingRan = true;
     });
     let drained = false;
@@ -161,7 +200,7 @@ describe("HandOverLanes", () => {
     await draining;
     expect(lines.join("")).toContain('"dropped":2');
     slow.open();
-    await lanes.idle();
+    await settled(running, waiting);
     expect(aborted).toBe(true);
     expect(waitingRan).toBe(false);
   });
@@ -173,7 +212,7 @@ describe("HandOverLanes", () => {
     const inReceive = gate();
     let received = false;
     // Alice's file is still being read; her next message waits behind it.
-    await lanes.route("alice", {
+    const alices = await lanes.route("alice", {
       kind: "message",
       tell: tell("alice 1"),
       handOver: async (signal) => {
@@ -184,7 +223,7 @@ describe("HandOverLanes", () => {
     await lanes.route("alice", { kind: "message", tell: tell("alice 2"), handOver: quiet });
     await lanes.route("alice", { kind: "command", name: "new", tell: tell("alice new"), handOver: quiet });
     // Bob's message is being recorded already: the stop cannot take it back.
-    await lanes.route("bob", {
+    const bobs = await lanes.route("bob", {
       kind: "message",
       tell: tell("bob"),
       handOver: async (signal) => {
@@ -208,7 +247,7 @@ describe("HandOverLanes", () => {
     expect(lines.join("")).toContain('"dropped":3,"redelivered":0,"told":3');
     reading.open();
     receiving.open();
-    await lanes.idle();
+    await settled(alices, bobs);
     expect(received).toBe(false);
   });
 
@@ -306,7 +345,7 @@ describe("HandOverLanes", () => {
     const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
     const recording = gate();
     const inReceive = gate();
-    lanes.enqueue("alice", async (signal) => {
+    const recorded = lanes.enqueue("alice", async (signal) => {
       if (!signal.handingOver()) return;
       inReceive.open();
       await recording.promise;
@@ -314,7 +353,7 @@ describe("HandOverLanes", () => {
     await inReceive.promise;
     expect(await stopped(lanes, "alice")).toBe(0);
     recording.open();
-    await lanes.idle();
+    await settled(recorded);
   });
 
   it("drain() returns as soon as the lanes are empty, logging nothing", async () => {
@@ -369,7 +408,7 @@ describe("HandOverLanes", () => {
     const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
     const slow = gate();
     const seen: string[] = [];
-    await lanes.route("alice", {
+    const first = await lanes.route("alice", {
       kind: "message",
       tell: quiet,
       handOver: async (signal) => {
@@ -377,7 +416,7 @@ describe("HandOverLanes", () => {
         seen.push(signal.handingOver() ? "message" : "message aborted");
       },
     });
-    await lanes.route("alice", {
+    const second = await lanes.route("alice", {
       kind: "message",
       tell: quiet,
       handOver: async () => void seen.push("second"),
@@ -387,7 +426,7 @@ describe("HandOverLanes", () => {
       answer: async (dropped) => void seen.push(`stop ${dropped}`),
     });
     slow.open();
-    await lanes.idle();
+    await settled(first, second);
     expect(seen).toEqual(["stop 2", "message aborted"]);
   });
 
@@ -397,26 +436,30 @@ describe("HandOverLanes", () => {
     const slow = gate();
     const seen: string[] = [];
     const job = (name: string) => async () => void seen.push(name);
-    await lanes.route("alice", { kind: "message", tell: quiet, handOver: async () => slow.promise });
-    await lanes.route("alice", { kind: "command", name: "new", tell: quiet, handOver: job("new") });
-    await lanes.route("alice", { kind: "command", name: "skill", tell: quiet, handOver: job("skill") });
-    await lanes.route("alice", { kind: "message", tell: quiet, handOver: job("message") });
-    await lanes.route("alice", { kind: "command", name: "mode", tell: quiet, handOver: job("mode") });
+    const alices = [
+      await lanes.route("alice", { kind: "message", tell: quiet, handOver: async () => slow.promise }),
+      await lanes.route("alice", { kind: "command", name: "new", tell: quiet, handOver: job("new") }),
+      await lanes.route("alice", { kind: "command", name: "skill", tell: quiet, handOver: job("skill") }),
+      await lanes.route("alice", { kind: "message", tell: quiet, handOver: job("message") }),
+      await lanes.route("alice", { kind: "command", name: "mode", tell: quiet, handOver: job("mode") }),
+    ];
     await lanes.route("alice", {
       kind: "stop",
       answer: async (dropped) => void seen.push(`stop ${dropped}`),
     });
     slow.open();
-    await lanes.idle();
+    await settled(...alices);
     expect(seen).toEqual(["stop 3", "new", "mode"]);
     const held = gate();
-    await lanes.route("bob", { kind: "message", tell: quiet, handOver: async () => held.promise });
-    await lanes.route("bob", { kind: "command", name: "new", tell: quiet, handOver: job("bob's new") });
+    const bobs = [
+      await lanes.route("bob", { kind: "message", tell: quiet, handOver: async () => held.promise }),
+      await lanes.route("bob", { kind: "command", name: "new", tell: quiet, handOver: job("bob's new") }),
+    ];
     const draining = lanes.drain();
     clock.fire();
     held.open();
     await draining;
-    await lanes.idle();
+    await settled(...bobs);
     expect(seen).not.toContain("bob's new");
   });
 
@@ -505,13 +548,15 @@ describe("HandOverLanes", () => {
         },
       });
     // Her twin read elsewhere and told there, one not, one whose claim fails (told, to be safe).
-    await message("twin told elsewhere", false, 100);
-    await message("mine", true, 110);
-    await message("unknown", new Error("store unreachable"), 120);
+    const queued = [
+      await message("twin told elsewhere", false, 100),
+      await message("mine", true, 110),
+      await message("unknown", new Error("store unreachable"), 120),
+    ];
     const answers: number[] = [];
     await lanes.route("alice", { kind: "stop", position: 150, answer: async (n) => void answers.push(n) });
     reading.open();
-    await lanes.idle();
+    await settled(...queued);
     expect(answers).toEqual([2]);
     expect(claimed).toEqual(["twin told elsewhere", "mine", "unknown"]);
 
@@ -551,7 +596,8 @@ describe("HandOverLanes", () => {
         },
         handOver: async () => reading.promise,
       });
-    for (const id of ["one", "two", "three"]) await message("alice", id);
+    const queued: Routed[] = [];
+    for (const id of ["one", "two", "three"]) queued.push(await message("alice", id));
     const answers: number[] = [];
     const answered = lanes.route("alice", { kind: "stop", answer: async (n) => void answers.push(n) });
     // Every claim is on its way before the store answers any: one round trip, not one per message.
@@ -563,11 +609,11 @@ describe("HandOverLanes", () => {
 
     // The same stop taken in another process: this one tells her once, of all three.
     claims.length = 0;
-    for (const id of ["four", "five", "six"]) await message("bob", id);
+    for (const id of ["four", "five", "six"]) queued.push(await message("bob", id));
     await lanes.stoppedElsewhere("bob", undefined);
     expect(claims).toEqual(["four", "five", "six"]);
     expect(told).toEqual([`bob: ${droppedNote(3)}`]);
     reading.open();
-    await lanes.idle();
+    await settled(...queued);
   });
 });

@@ -17,7 +17,12 @@
 import os from "node:os";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { droppedNote, HandOverLanes, type LaneEntry } from "../../../src/channels/shared/hand-over-lanes.js";
+import {
+  droppedNote,
+  HandOverLanes,
+  type LaneEntry,
+  type Routed,
+} from "../../../src/channels/shared/hand-over-lanes.js";
 import { LaneStopBroadcast, laneStopChannel } from "../../../src/channels/shared/lane-stop-broadcast.js";
 import type { Coordination } from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
@@ -54,6 +59,11 @@ interface Process {
   readonly lines: string[];
 }
 
+/** Resolves once each of `routed` has been handed over or cancelled (at once when answered or refused). */
+async function settled(...routed: readonly Routed[]): Promise<void> {
+  await Promise.all(routed.map((entry) => (entry.kind === "queued" ? entry.handedOver : undefined)));
+}
+
 describe("LaneStopBroadcast", () => {
   let redis: RedisServer;
   let store: Store;
@@ -67,10 +77,8 @@ describe("LaneStopBroadcast", () => {
 
   afterEach(async () => {
     for (const open of gates.splice(0)) open();
-    for (const side of opened.splice(0)) {
-      await side.lanes.idle();
-      await side.broadcast.close();
-    }
+    // A drain waits for the lanes to empty (the gates are open), then closes their broadcast.
+    for (const side of opened.splice(0)) await side.lanes.drain();
     for (const coordination of coordinations.splice(0)) await coordination.close();
   });
 
@@ -201,16 +209,17 @@ describe("LaneStopBroadcast", () => {
       name === "message"
         ? { kind: "message", tell: a.tell(ALICE), handOver: async () => void ran.push(name) }
         : { kind: "command", name, tell: a.tell(ALICE), handOver: async () => void ran.push(name) };
-    await a.lanes.route(ALICE, queue("message"));
-    await a.lanes.route(ALICE, queue("new"));
-    await a.lanes.route(ALICE, queue("skill"));
+    const queued = [
+      await a.lanes.route(ALICE, queue("message")),
+      await a.lanes.route(ALICE, queue("new")),
+      await a.lanes.route(ALICE, queue("skill")),
+    ];
     const inB = await beingRead(b, ALICE);
 
     const answers = await alicesStop(b, a);
     first.release();
     inB.release();
-    await a.lanes.idle();
-    await b.lanes.idle();
+    await settled(first.routed, inB.routed, ...queued);
 
     expect(answers).toEqual([1]);
     expect(inB.outcome.handedOver).toBe(false);
@@ -335,14 +344,14 @@ describe("LaneStopBroadcast", () => {
     // What she sent after the stop goes through, and a command the stop keeps too.
     expect(await sent(a, ALICE, 200)).toBe(true);
     const ran: string[] = [];
-    await a.lanes.route(ALICE, {
+    const command = await a.lanes.route(ALICE, {
       kind: "command",
       name: "new",
       position: 120,
       tell: a.tell(ALICE),
       handOver: async () => void ran.push("new"),
     });
-    await a.lanes.idle();
+    await settled(command);
     expect(ran).toEqual(["new"]);
     expect(a.told.get(ALICE)).toEqual([droppedNote(1)]);
   });
