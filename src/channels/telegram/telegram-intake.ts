@@ -94,18 +94,26 @@ export function screenedMessage(update: object): TelegramMessage | undefined {
   return readMessages.get(update);
 }
 
-/** The first middleware: only updates that pass go further. */
+/** The first middleware: only updates that pass go further (as next's own promise, no wrapper). */
 export function intakeScreen(log: IntakeLog): MiddlewareFn<Context> {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const { verdict, message } = read(ctx.update);
     if (message) readMessages.set(ctx.update, message);
-    if (verdict.pass) return next();
-    log.refused(verdict.kind, { transport: "telegram" });
-    if (verdict.callbackQueryId !== undefined)
-      await ctx.api
-        .answerCallbackQuery(verdict.callbackQueryId, { text: INACTIVE_BUTTON })
-        .catch((error: unknown) => log.refused("callback_answer_failed", { err: String(error) }));
+    return verdict.pass ? next() : refuse(ctx, verdict, log);
   };
+}
+
+/** Log a refused update; a button press is still answered, so the person's client stops waiting. */
+async function refuse(
+  ctx: Context,
+  verdict: Extract<UpdateScreening, { pass: false }>,
+  log: IntakeLog,
+): Promise<void> {
+  log.refused(verdict.kind, { transport: "telegram" });
+  if (verdict.callbackQueryId !== undefined)
+    await ctx.api
+      .answerCallbackQuery(verdict.callbackQueryId, { text: INACTIVE_BUTTON })
+      .catch((error: unknown) => log.refused("callback_answer_failed", { err: String(error) }));
 }
 
 /** A getUpdates result entry the runner can take an offset from: an object with an update id. */
