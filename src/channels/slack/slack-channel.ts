@@ -186,14 +186,15 @@ export class SlackChannel implements ChannelAdapter {
   /** The thread output for `target`, on the channel's clients, thread registry and render settings. */
   outputFor(target: ThreadTarget): SlackThreadOutput {
     const o = this.options;
-    // Like the Stop button: what the person has waiting in the thread's lane goes too.
-    const stopTurn = (stopped: ThreadTarget, userId: string) =>
-      this.track(
-        Promise.resolve(this.inbound?.stopLane(stopped, userId))
-          .then(() => this.users.user(userId))
-          .then((user) => o.service.press({ kind: "control", control: "stop", target: stopped, user }))
-          .then(() => undefined),
-      );
+    // Like the Stop button: what the person has waiting in the thread's lane goes too, dropped as
+    // stopLane is called; the turn is stopped without waiting for the note telling them so.
+    const stopTurn = (stopped: ThreadTarget, userId: string) => {
+      const laneStopped = this.inbound?.stopLane(stopped, userId);
+      const turnStopped = this.users
+        .user(userId)
+        .then((user) => o.service.press({ kind: "control", control: "stop", target: stopped, user }));
+      this.track(Promise.all([turnStopped, laneStopped]).then(() => undefined));
+    };
     return new SlackThreadOutput(
       {
         clients: this.clients,

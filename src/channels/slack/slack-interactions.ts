@@ -14,7 +14,9 @@
  * commands about the person's own items run; the others are refused with where to type them,
  * never run on a session the whole channel would share.
  * A Stop press and `/coworker stop` first drop what their person has waiting in the thread's
- * hand-over lane (`stopLane`: slack-lanes.ts), as that person's typed stop does, then stop the turn.
+ * hand-over lane (`stopLane`: slack-lanes.ts), as that person's typed stop does, then stop the turn
+ * at once: the note telling them what was dropped (a post that may wait on a slow Slack for a
+ * minute and more) is awaited only after, never while the turn runs on.
  * Each interaction runs once: its ids (slack-interaction-keys.ts) are recorded where the session
  * layer records messages, and a repeat — a Socket Mode redelivery, a replayed signed HTTP request —
  * is acknowledged like any other but does nothing; a command without a trigger id, which could
@@ -53,7 +55,8 @@ export interface InteractionDeps {
   readonly logger: Logger;
   /**
    * Drops what `userId` has waiting in the target thread's hand-over lane, telling them, as their
-   * typed stop does (SlackInbound.stopLane).
+   * typed stop does (SlackInbound.stopLane): the drop is taken as it is called, before it first
+   * waits; it settles once they are told.
    */
   readonly stopLane: (target: ThreadTarget, userId: string) => Promise<void>;
 }
@@ -165,9 +168,10 @@ export class SlackInteractions {
       if (!access.allowed) return await tell(access.refusal);
       const press = this.toPress(body, action, user, channel, threadTs);
       if (!press) return await tell(INACTIVE_BUTTON);
-      if (press.kind === "control" && press.control === "stop")
-        await this.deps.stopLane(press.target, user.id);
+      const stop = press.kind === "control" && press.control === "stop";
+      const laneStopped = stop ? this.stopLane(press.target, user.id) : undefined;
       const result = await this.deps.service.press(press);
+      await laneStopped;
       if (result.status !== "accepted") return await tell(result.message);
       if (press.kind === "control" && press.control === "retry") await this.retired(channel, messageTs, body);
     } catch (error) {
@@ -265,10 +269,11 @@ export class SlackInteractions {
         senderTeam: command.team_id,
       });
       const user = await this.deps.users.user(command.user_id, command.user_name);
-      if (commandWord(name) === "stop") await this.deps.stopLane(target, command.user_id);
+      const laneStopped = commandWord(name) === "stop" ? this.stopLane(target, command.user_id) : undefined;
       // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
       const privately = kind === "channel";
       const answer = await this.deps.service.command(target, user, name.toLowerCase(), args, { privately });
+      await laneStopped;
       const shown = markdownToMrkdwn(answer) || answer;
       // A command that acted on the thread says which one: the person never saw it chosen.
       if (!target.thread || perPerson) return void (await replyMrkdwn(shown));
@@ -283,6 +288,17 @@ export class SlackInteractions {
       this.deps.logger.error({ err: describeError(error) }, "slack command failed");
       await reply("Sorry — that command failed. Please try again.");
     }
+  }
+
+  /**
+   * Drop what `userId` has waiting in the target thread's lane: taken at once, as it is called; what
+   * it returns settles once they are told, which may wait on Slack, so the caller stops the turn
+   * first and awaits it after. Never rejects: a failure is logged.
+   */
+  private stopLane(target: ThreadTarget, userId: string): Promise<void> {
+    return this.deps.stopLane(target, userId).catch((error: unknown) => {
+      this.deps.logger.warn({ err: describeError(error) }, "slack could not stop the hand-over lane");
+    });
   }
 
   /**

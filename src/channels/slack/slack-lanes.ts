@@ -9,10 +9,13 @@
  * A sender's stop cancels their lane, and they are told what it dropped: their "stop" typed in the
  * thread (then handed over, which stops the turn too), and their Stop button on a running answer or
  * `/coworker stop` for the thread (`stop`, which slack-interactions.ts calls before it stops the
- * turn). In every process, when several share one store (lane-stop-broadcast.ts), once per post: a
- * dropped post is claimed in the session layer's record of deliveries under its channel + ts first
- * (hand-over-lanes.ts ClaimDrop), so its twin read in another process, or a redelivery of it
- * handed over elsewhere, is dropped without a second or a false note.
+ * turn, awaiting it after). The lane is cancelled as the stop is routed, before anything is
+ * awaited; the turn is stopped right after, never behind the drops' claims or the note (a post
+ * Slack may take a minute and more to answer). In every process, when several share one store
+ * (lane-stop-broadcast.ts), once per post: a dropped post is claimed in the session layer's record
+ * of deliveries under its channel + ts first (hand-over-lanes.ts ClaimDrop), so its twin read in
+ * another process, or a redelivery of it handed over elsewhere, is dropped without a second or a
+ * false note.
  * There a message's place in its sender's stream (LanePosition) is its ts: unique and increasing
  * within a channel, which every message of one lane shares, so a stop in one process cancels in
  * another only what was sent before it (positionOf). An edit's app_mention (a mention added to a
@@ -97,7 +100,25 @@ export class SlackLanes {
 
   /** Route `message` through its sender's lane (see module comment); "full" when the lane did not take it. */
   route(message: LaneMessage): Promise<Routed> {
+    const { command } = message;
+    if (command?.ok && command.command.name === "stop") return this.typedStop(message);
     return this.lanes.route(laneKey(message.target, message.author), this.entryOf(message));
+  }
+
+  /**
+   * The sender's "stop" typed in the thread: cancel their lane, then hand the stop over at once —
+   * it stops the turn — while what was dropped is claimed and they are told of it.
+   */
+  private async typedStop({ event, target, author, handOver }: LaneMessage): Promise<Routed> {
+    const [routed] = await Promise.all([
+      this.lanes.route(laneKey(target, author), {
+        kind: "stop",
+        position: event.edited ? undefined : positionOf(event.ts),
+        answer: (dropped) => this.tellDropped(target, dropped),
+      }),
+      handOver(NOT_CANCELLED),
+    ]);
+    return routed;
   }
 
   /**
@@ -115,8 +136,8 @@ export class SlackLanes {
   }
 
   /**
-   * The message as its sender's lane routes it: a command — its stop told what it dropped — or a
-   * message, its files read in the lane. What waits in the lane is told STOPPED_NOTE in its thread
+   * The message as its sender's lane routes it, a stop aside (typedStop): a command, or a message,
+   * its files read in the lane. What waits in the lane is told STOPPED_NOTE in its thread
    * if a stopping channel drops it, a failed post rejecting (`drain` counts it not told).
    */
   private entryOf(message: LaneMessage): LaneEntry {
@@ -125,16 +146,7 @@ export class SlackLanes {
     const position = event.edited ? undefined : positionOf(event.ts);
     if (!command) return { kind: "message", handOver, tell, claimDrop, position };
     if (!command.ok) return { kind: "at-once", handOver };
-    if (command.command.name !== "stop")
-      return { kind: "command", name: command.command.name, handOver, tell, claimDrop, position };
-    return {
-      kind: "stop",
-      position,
-      answer: async (dropped) => {
-        await handOver(NOT_CANCELLED);
-        await this.tellDropped(target, dropped);
-      },
-    };
+    return { kind: "command", name: command.command.name, handOver, tell, claimDrop, position };
   }
 
   /** Tell a sender who stopped how many of their messages it dropped, if any. */

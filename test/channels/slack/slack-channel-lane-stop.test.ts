@@ -3,9 +3,10 @@
  * person's stops that are not typed: their Stop button press on a running answer, and their stop
  * of Slack's own stream of it. Either drops what they have waiting in the thread's hand-over lane
  * (a recording being transcribed, the message sent after it) before the turn is stopped, and tells
- * them once. slack-lane-stop-press.test.ts proves SlackInteractions does so when given the lanes'
- * stop; this proves the channel gives it (before, neither was wired, and both messages were handed
- * over once the recording was read, starting the turn the person had stopped).
+ * them once — the turn stopped without waiting for that note. slack-lane-stop-press.test.ts proves
+ * SlackInteractions does so when given the lanes' stop; this proves the channel gives it (before,
+ * neither was wired, and both messages were handed over once the recording was read, starting the
+ * turn the person had stopped).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -102,6 +103,32 @@ describe("slack channel: a person's stop that is not typed, with their messages 
     ]);
     await settle();
     expect(texts()).toEqual(["U1: hi", "U2: are you there?"]);
+    expect(dropNotes()).toEqual([droppedNote(2)]);
+  });
+
+  it("their stop of Slack's own stream stops the turn before what it dropped is claimed and told", async () => {
+    const { fake, service, thread, turn, dropNotes, settle } = await startWithWaitingMessages(true);
+    const stream = await fake.waitFor(
+      () => fake.state.botMessages("C1", thread).find((m) => m.streaming),
+      "the answer's stream",
+    );
+    // The session layer's record slow: the drops' claims wait until `release`.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const record = service.firstDelivery.bind(service);
+    service.firstDelivery = async (keys) => {
+      await held;
+      return record(keys);
+    };
+    stream.stoppedByUser = true;
+    await turn.handle(ev.text(" more"));
+    // Before, the turn was stopped only once they were claimed and the note posted.
+    await service.waitFor(() => service.presses.length > 0);
+    expect(dropNotes()).toEqual([]);
+    release();
+    await settle();
     expect(dropNotes()).toEqual([droppedNote(2)]);
   });
 });
