@@ -3,8 +3,9 @@
  * service command (one the session layer answers: `service.command()`) or a message, handed over
  * with its files. A command is answered at once, unless their lane is busy and it may change what
  * their earlier message meets (/new, /mode, …): then it waits there. Their /stop is answered at
- * once, never behind what they sent before it, and cancels their lane (its commands spared); they
- * are told what it dropped, never a message handed over elsewhere that Telegram delivered again:
+ * once, never behind what they sent before it, and cancels their lane (its commands spared), then
+ * stops the turn without waiting for the drops' claims; they are told what it dropped, with the
+ * stop's answer, never a message handed over elsewhere that Telegram delivered again:
  * each drop is claimed first in the session layer's record of deliveries, where a message's
  * hand-over and a command's run claim their update too (telegram-hand-over.ts claimDelivery). A
  * command claims its update where it runs (telegram-command-runs.ts runOnce): a /stop before it
@@ -86,15 +87,23 @@ async function routeCommand(
     );
   const position = positionOf(delivered);
   if (name === "stop") {
-    const stop: LaneEntry = {
-      kind: "stop",
-      answer: async (dropped) => {
-        const text = await reply();
-        return tell(dropped > 0 ? `${text}\n\n${droppedNote(dropped)}` : text);
-      },
-      position,
+    // The lane is cancelled as the stop is routed; the turn is stopped (reply) before the drops'
+    // claims are awaited, then both are told in one message.
+    const stop = async () => {
+      let dropped = 0;
+      const cancelled = deps.lanes.route(lane, {
+        kind: "stop",
+        position,
+        answer: async (count) => {
+          dropped = count;
+        },
+      });
+      const text = await reply();
+      const routed = await cancelled;
+      await tell(dropped > 0 ? `${text}\n\n${droppedNote(dropped)}` : text);
+      return routed;
     };
-    return (await once(() => deps.lanes.route(lane, stop))) ?? { kind: "answered" };
+    return (await once(stop)) ?? { kind: "answered" };
   }
   return deps.lanes.route(lane, {
     kind: "command",
