@@ -48,6 +48,7 @@ import {
 import type { LanePosition } from "../shared/lane-stop-marks.js";
 import type { MessageEvent } from "./slack-events.js";
 
+/** What Slack's lanes need from the channel: its logger, the lanes' limits and how to post. */
 export interface SlackLanesDeps {
   readonly logger: Logger;
   /** How long `drain` waits for messages whose files are still being read. */
@@ -73,6 +74,10 @@ export interface LaneMessage {
   readonly claimDrop: ClaimDrop;
 }
 
+/**
+ * Slack's side of the hand-over lanes: each sender's messages, commands and stops in a thread go
+ * through their lane in the order sent (see the module header).
+ */
 export class SlackLanes {
   private readonly lanes: HandOverLanes;
 
