@@ -59,6 +59,11 @@ function isChatId(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value < 0;
 }
 
+/** The chat a call's payload names, when it names one. */
+function chatIdOf(payload: unknown): number | undefined {
+  return telegramIdOf((payload as { chat_id?: unknown } | undefined)?.chat_id);
+}
+
 /** The group ↔ supergroup mapping (see module comment). */
 export class ChatMigrations {
   /** Old group id → its supergroup's id, or null when looked up and none is known. */
@@ -129,9 +134,8 @@ export class ChatMigrations {
    * the migration 400 is recorded and re-sent once to the new id.
    */
   transformer(): Transformer {
-    return async (prev, method, payload, signal) => {
-      const named = telegramIdOf((payload as { chat_id?: unknown } | undefined)?.chat_id);
-      if (named === undefined || !isChatId(named)) return prev(method, payload, signal);
+    const routed: Transformer = async (prev, method, payload, signal) => {
+      const named = chatIdOf(payload) as number;
       const current = await this.currentOf(named);
       const sent = current === named ? payload : { ...payload, chat_id: current };
       const result = await prev(method, sent, signal);
@@ -149,5 +153,8 @@ export class ChatMigrations {
       };
       return prev(method, { ...rest, chat_id: movedTo } as typeof sent, signal);
     };
+    // Calls naming no group (a person's chat, or none) pass straight through, adding no promise.
+    return (prev, method, payload, signal) =>
+      isChatId(chatIdOf(payload)) ? routed(prev, method, payload, signal) : prev(method, payload, signal);
   }
 }
