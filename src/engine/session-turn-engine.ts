@@ -1,11 +1,10 @@
 /**
  * SessionTurnEngine: the part of an engine the session layer drives — start, resume or retry a
- * turn, stop or steer the running one, and read the history and whether a turn runs. TurnEngine
+ * turn, stop or steer the running one, and tell whether a turn runs. TurnEngine
  * implements it; the session layer's engine factory returns this contract, not a class, so the
  * session layer needs nothing else of the engine (and its tests can drive a stand-in).
  */
 import type { Attachment } from "../core/attachment.js";
-import type { ConversationMessage } from "../core/messages.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { TurnEvents } from "./turn-events.js";
 
@@ -21,8 +20,6 @@ export interface SessionTurnEngine {
   interrupt(): void;
   /** Queue user text for the running (or next) turn. */
   steer(text: string, attachments?: readonly Attachment[]): void;
-  /** The history as it stands, including the running (or last) turn. */
-  readonly messages: readonly ConversationMessage[];
   /** Whether a turn is in progress. */
   readonly isRunning: boolean;
 }

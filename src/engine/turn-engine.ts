@@ -25,7 +25,7 @@ import { type AgentEvent, agentEvent } from "../core/events.js";
 import { startedByAgentNote } from "../core/agent-note.js";
 import type { Approver, Asker, PlanApprover } from "./asking/ports.js";
 import type { AuditSink } from "./audit-record.js";
-import type { ConversationMessage, MessageMeta } from "../core/messages.js";
+import type { MessageMeta } from "../core/messages.js";
 import { cutOffNotice, runModelStep } from "./model-step.js";
 import type { PermissionMode } from "../core/modes.js";
 import { isErrorMarker, OutboundMemo } from "./outbound.js";
@@ -121,8 +121,6 @@ export class TurnEngine implements SessionTurnEngine {
   private readonly systemPrompt: SystemPrompt;
   private readonly steering: { text: string; attachments: readonly Attachment[] }[] = [];
   private current: TurnContext | undefined;
-  /** The last turn's history, kept as it ended (a copy is made only when `messages` is read). */
-  private lastHistory: readonly ConversationMessage[] = [];
 
   constructor(options: TurnEngineOptions) {
     this.deps = { ...options, now: options.now ?? (() => new Date()) };
@@ -167,11 +165,6 @@ export class TurnEngine implements SessionTurnEngine {
     this.steering.push({ text, attachments });
   }
 
-  /** The history as it stands, including the running (or last) turn. */
-  get messages(): readonly ConversationMessage[] {
-    return [...(this.current?.history ?? this.lastHistory)];
-  }
-
   /** Whether a run / resume / retry is in progress. */
   get isRunning(): boolean {
     return this.current !== undefined;
@@ -182,8 +175,8 @@ export class TurnEngine implements SessionTurnEngine {
   }
 
   /**
-   * Start a turn (or refuse it while another runs). Its events end once it has wound down — its
-   * history kept, the engine free — and stopping it early interrupts it first.
+   * Start a turn (or refuse it while another runs). Its events end once it has wound down — the
+   * engine free — and stopping it early interrupts it first.
    */
   private begin(request: ConversationExecutionRequest, kind: TurnKind): BegunTurn {
     if (this.current) {
@@ -196,7 +189,6 @@ export class TurnEngine implements SessionTurnEngine {
     let woundDown: Promise<void> | undefined;
     const windDown = (): Promise<void> =>
       (woundDown ??= done.then(() => {
-        this.lastHistory = ctx.history;
         this.current = undefined;
       }));
     const channel = new EventChannel<AgentEvent>(() => {

@@ -137,12 +137,14 @@ describe("createEngineFactory", () => {
     const provider = new ScriptedProvider([textStep("a"), textStep("b"), textStep("c")]);
     let clock = NOW.getTime();
     const make = factory(provider, { now: () => new Date(clock) });
-    const engine = make(engineContext().context);
-    expect(engine).toBeInstanceOf(TurnEngine); // the session drives the engine itself, no layer between
+    const { context, history } = engineContext();
+    const made = make(context);
+    expect(made).toBeInstanceOf(TurnEngine); // the session drives the engine itself, no layer between
+    const engine = history.track(made);
     await writeFile(path.join(root, "AGENTS.md"), "Version one."); // after the engine, before its first turn
     await collect(engine.run(request()));
     await writeFile(path.join(root, "AGENTS.md"), "Version two.");
-    await collect(engine.run(request({ messages: engine.messages })));
+    await collect(engine.run(request({ messages: history.messages })));
     // A session that starts a second after the change or later reads the new version.
     clock += AGENTS_MD_FRESH_MS;
     const fresh = make(engineContext().context);
@@ -231,12 +233,13 @@ describe("memory in the assembled engine", () => {
     const memories = new MemoryStore(store.space("memory"));
     let saving = true;
     const provider = new ScriptedProvider([textStep("a"), textStep("b")]);
-    const engine = factory(provider, { memory: memories, memoryEnabled: () => saving })(
-      engineContext().context,
+    const { context, history } = engineContext();
+    const engine = history.track(
+      factory(provider, { memory: memories, memoryEnabled: () => saving })(context),
     );
     await collect(engine.run(request()));
     saving = false;
-    await collect(engine.run(request({ messages: engine.messages })));
+    await collect(engine.run(request({ messages: history.messages })));
     const [before, after] = provider.requests;
     expect(lastUserText(before!)).not.toContain(MEMORY_SWITCHED_OFF_NOTICE);
     expect(lastUserText(after!)).toContain(MEMORY_SWITCHED_OFF_NOTICE);
@@ -276,10 +279,11 @@ describe("memory in the assembled engine", () => {
     it("each turn's system prompt has its requester's own memories only, the shared part first", async () => {
       const memories = await seedAna();
       const provider = new ScriptedProvider([textStep("hi Ana"), textStep("hi Bob"), textStep("hi again")]);
-      const engine = factory(provider, { memory: memories })(engineContext().context);
+      const { context, history } = engineContext();
+      const engine = history.track(factory(provider, { memory: memories })(context));
       await collect(engine.run(request()));
-      await collect(engine.run(request({ messages: engine.messages, requester: BOB })));
-      await collect(engine.run(request({ messages: engine.messages })));
+      await collect(engine.run(request({ messages: history.messages, requester: BOB })));
+      await collect(engine.run(request({ messages: history.messages })));
       const [ana, bob, anaAgain] = provider.requests.map(systemPrompt) as [string, string, string];
       expect(ana).toContain(ANA_SECRET);
       expect(bob).not.toContain(ANA_SECRET);
@@ -294,9 +298,10 @@ describe("memory in the assembled engine", () => {
       const provider = new ScriptedProvider([textStep("hi Ana"), textStep("written"), textStep("written")]);
       const approve = { approver: async () => "once" as const };
       const build = factory(provider, { memory: memories });
-      const engine = build(engineContext(approve).context);
+      const { context, history } = engineContext(approve);
+      const engine = history.track(build(context));
       await collect(engine.run(request()));
-      const waiting = bobWaiting(engine.messages);
+      const waiting = bobWaiting(history.messages);
       const resumed = await collect(
         engine.resume(request({ messages: waiting, prompt: "", requester: BOB })),
       );

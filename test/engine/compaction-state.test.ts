@@ -130,14 +130,14 @@ describe("compaction state across engines", () => {
       options: { compactionState: port },
     });
     const first = await collect(
-      b.engine.run(makeRequest({ messages: a.engine.messages, prompt: "question 5", turnId: "t2" })),
+      b.engine.run(makeRequest({ messages: a.history.messages, prompt: "question 5", turnId: "t2" })),
     );
     expect(ofType(first, "compaction-started")).toHaveLength(0);
     expect(String(b.provider.requests[0]?.messages[0]?.content)).toContain("CONSTRAINT-X9");
     expect(b.provider.requests[0]?.messages.map((m) => m.content)).not.toContain("question 1");
 
     const second = await collect(
-      b.engine.run(makeRequest({ messages: b.engine.messages, prompt: "question 6", turnId: "t3" })),
+      b.engine.run(makeRequest({ messages: b.history.messages, prompt: "question 6", turnId: "t3" })),
     );
     expect(completion(second).status).toBe("completed");
     expect(String(b.provider.requests[2]?.messages[1]?.content)).toMatch(

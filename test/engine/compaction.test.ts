@@ -46,7 +46,7 @@ describe("context overflow", () => {
       { type: "compaction-finished", removedMessages: 4, summaryChars: "- asked q1 and q2".length },
     ]);
     expect(ofType(events, "notice")[0]).toMatchObject({ level: "info" });
-    expect(h.engine.messages.map((m) => m.content)).toEqual([
+    expect(h.history.messages.map((m) => m.content)).toEqual([
       ...history.map((m) => m.content),
       "question 4",
       "fits now",
@@ -81,12 +81,12 @@ describe("context overflow", () => {
     expect(ofType(events, "notice")).toEqual([]);
     expect(saves).toEqual([]);
     expect(failures).toEqual([refused]);
-    expect(h.engine.messages.at(-1)).toMatchObject({
+    expect(h.history.messages.at(-1)).toMatchObject({
       meta: { error: expect.stringContaining("max_new_tokens") },
     });
     // The boundary did not move: the next turn sends the whole history again.
     await collect(
-      h.engine.run(makeRequest({ messages: h.engine.messages, prompt: "question 5", turnId: "t2" })),
+      h.engine.run(makeRequest({ messages: h.history.messages, prompt: "question 5", turnId: "t2" })),
     );
     expect(h.provider.lastRequest.messages.map((m) => m.content)).toContain("question 1");
   });
@@ -121,7 +121,7 @@ describe("context overflow", () => {
     });
     expect(h.provider.requests).toHaveLength(5);
     h.provider.assertAllConsumed();
-    expect(h.engine.messages.at(-1)).toMatchObject({
+    expect(h.history.messages.at(-1)).toMatchObject({
       role: "assistant",
       meta: { error: expect.any(String) },
     });

@@ -159,7 +159,7 @@ describe("a download and a run of it in one step", () => {
     });
     expect(await runAnswering(h, "auto", "deny")).toEqual([]);
     expect(ran).toEqual([]);
-    expect(resultOf(h.engine.messages, "c2")).toContain("an earlier call of this step downloaded");
+    expect(resultOf(h.history.messages, "c2")).toContain("an earlier call of this step downloaded");
     expect(
       h.audit.find((a) => a.kind === "decision" && a.callId === "c2" && a.stage === "before_run"),
     ).toMatchObject({

@@ -6,7 +6,14 @@ import { SystemPrompt } from "../../src/engine/system-prompt.js";
 import { TurnEngine } from "../../src/engine/turn-engine.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { ScriptedProvider, type ScriptedStep, textStep } from "../support/scripted-provider.js";
-import { collect, engineContext, lastUserText, request, systemPrompt } from "../support/engine-fixtures.js";
+import {
+  collect,
+  engineContext,
+  lastUserText,
+  request,
+  systemPrompt,
+  TurnHistory,
+} from "../support/engine-fixtures.js";
 
 /** A TurnEngine whose instructions are built by a builder that waits until the test releases (or fails) it. */
 function deferred(steps: ScriptedStep[]) {
@@ -16,23 +23,27 @@ function deferred(steps: ScriptedStep[]) {
   const built: true[] = [];
   let release: (notice?: string) => void = () => undefined;
   let fail: (error: Error) => void = () => undefined;
-  const engine = new TurnEngine({
-    provider,
-    registry: new ToolRegistry(),
-    permissions: new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] }),
-    instructions: () => {
-      built.push(true);
-      return new Promise<KnowledgePart>((resolve, reject) => {
-        release = (notice) => resolve(notice === undefined ? { text: "built" } : { text: "built", notice });
-        fail = reject;
-      });
-    },
-    grants: context.grants,
-    facts: context.facts,
-    persistence: context.persistence,
-  });
+  const history = new TurnHistory(appended);
+  const engine = history.track(
+    new TurnEngine({
+      provider,
+      registry: new ToolRegistry(),
+      permissions: new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] }),
+      instructions: () => {
+        built.push(true);
+        return new Promise<KnowledgePart>((resolve, reject) => {
+          release = (notice) => resolve(notice === undefined ? { text: "built" } : { text: "built", notice });
+          fail = reject;
+        });
+      },
+      grants: context.grants,
+      facts: context.facts,
+      persistence: context.persistence,
+    }),
+  );
   return {
     engine,
+    history,
     provider,
     appended,
     built,
@@ -60,14 +71,14 @@ describe("instructions built on the session's first turn", () => {
     expect(lastOf(events)).toMatchObject({ type: "turn-completed", status: "completed", finalText: "one" });
     const second = await collect(
       h.engine.run(
-        request({ messages: h.engine.messages, requester: { userId: "U_BEN", displayName: "Ben" } }),
+        request({ messages: h.history.messages, requester: { userId: "U_BEN", displayName: "Ben" } }),
       ),
     );
     expect(second.some((e) => e.type === "notice")).toBe(false);
     expect(lastOf(second)).toMatchObject({ type: "turn-completed", finalText: "two" });
     expect(h.built).toHaveLength(1);
     expect(h.provider.requests.map(systemPrompt)).toEqual(["built", "built"]);
-    expect(h.engine.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(h.history.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(h.engine.isRunning).toBe(false);
   });
 

@@ -42,7 +42,7 @@ describe("a tool result's attachments", () => {
     });
     const h = makeHarness({ extraTools: [lookup], steps: [toolStep(["c1", "lookup", {}]), textStep("ok")] });
     expect(completion(await collect(h.engine.run(makeRequest()))).status).toBe("completed");
-    const result = h.engine.messages.find((m) => m.role === "tool" && m.tool_call_id === "c1");
+    const result = h.history.messages.find((m) => m.role === "tool" && m.tool_call_id === "c1");
     expect(result?.role === "tool" && result.attachments).toEqual([image]);
     const sent = JSON.stringify(h.provider.requests.at(-1)?.messages);
     expect(sent).not.toContain(NOTE);

@@ -45,7 +45,7 @@ describe("tool scheduling", () => {
     expect(span(s, "w1").end!).toBeLessThan(span(s, "r3").start);
     expect(span(s, "r4").end!).toBeLessThan(span(s, "w2").start);
     // Results are stored in call order.
-    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual([
+    expect(h.history.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual([
       "r1",
       "r2",
       "w1",
@@ -69,7 +69,7 @@ describe("tool scheduling", () => {
     // Batches follow call order: every call of a batch ends before the next batch starts.
     for (let i = MAX_CONCURRENT_CALLS; i < n; i++)
       expect(span(s, `r${i - MAX_CONCURRENT_CALLS}`).end!).toBeLessThan(span(s, `r${i}`).start);
-    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(
+    expect(h.history.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(
       reads.map(([id]) => id),
     );
     expect(completion(events).status).toBe("completed");
@@ -88,10 +88,10 @@ describe("tool scheduling", () => {
     const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
     const kept = calls.slice(0, MAX_TOOL_CALLS_PER_STEP).map(([id]) => id);
     expect(h.log.spans.map((sp) => sp.callId)).toEqual(kept);
-    for (const id of kept) expect(resultOf(h.engine.messages, id)).toMatch(/^read_file done/);
-    expectNoOrphans(h.engine.messages);
+    for (const id of kept) expect(resultOf(h.history.messages, id)).toMatch(/^read_file done/);
+    expectNoOrphans(h.history.messages);
     // Results in call order, for the kept calls only; one notice, no status line per dropped call.
-    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(kept);
+    expect(h.history.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(kept);
     expect(ofType(events, "tool-call-finished")).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
     const notices = ofType(events, "notice").filter((e) => e.message.includes("tool calls in one step"));
     expect(notices.map((e) => e.message)).toEqual([
@@ -166,9 +166,9 @@ describe("tool scheduling", () => {
       { role: "assistant", content: null, tool_calls: calls },
     ];
     await collect(h.engine.resume(makeRequest({ mode: "auto", messages })));
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
     expect(h.log.spans).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
-    expect(resultOf(h.engine.messages, `o${MAX_TOOL_CALLS_PER_STEP}`)).toBe(
+    expect(resultOf(h.history.messages, `o${MAX_TOOL_CALLS_PER_STEP}`)).toBe(
       tooManyCalls(MAX_TOOL_CALLS_PER_STEP),
     );
   });
@@ -193,7 +193,7 @@ describe("tool scheduling", () => {
     const events = await turn;
     expect(ofType(events, "permission-required").map((e) => e.callId)).toEqual(["w1", "x1"]);
     expect(h.log.spans.map((s) => s.callId)).toEqual(["w1", "r1", "x1"]);
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("ignores a stale approval for another call id", async () => {
@@ -208,7 +208,7 @@ describe("tool scheduling", () => {
     expect(h.broker.approve("w2", "deny")).toBe(true);
     expect(h.broker.approve("w2", "once")).toBe(false); // a second press changes nothing
     const events = await turn;
-    expect(resultOf(h.engine.messages, "w2")).toBe(TOOL_RESULT.deniedByUser);
+    expect(resultOf(h.history.messages, "w2")).toBe(TOOL_RESULT.deniedByUser);
     expect(ofType(events, "tool-call-finished")[0]).toMatchObject({
       status: "denied",
       reason: "denied by you",
@@ -252,15 +252,15 @@ describe("tool scheduling", () => {
       ],
     });
     await collect(h.engine.run(makeRequest()));
-    expect(resultOf(h.engine.messages, "c1")).toBe(TOOL_RESULT.approvalUnavailable);
-    expect(resultOf(h.engine.messages, "q1")).toBe(TOOL_RESULT.askUnavailable);
-    expect(resultOf(h.engine.messages, "p1")).toMatch(/only available in plan mode/);
+    expect(resultOf(h.history.messages, "c1")).toBe(TOOL_RESULT.approvalUnavailable);
+    expect(resultOf(h.history.messages, "q1")).toBe(TOOL_RESULT.askUnavailable);
+    expect(resultOf(h.history.messages, "p1")).toMatch(/only available in plan mode/);
     const plan = makeHarness({
       interactions: false,
       steps: [toolStep(["p2", "propose_plan", { plan: "x" }]), textStep("ok")],
     });
     await collect(plan.engine.run(makeRequest({ mode: "plan" })));
-    expect(resultOf(plan.engine.messages, "p2")).toBe(TOOL_RESULT.planUnavailable);
+    expect(resultOf(plan.history.messages, "p2")).toBe(TOOL_RESULT.planUnavailable);
   });
 
   it("never lets a grant, auto mode or an approval run a hard-denied call", async () => {
@@ -274,7 +274,7 @@ describe("tool scheduling", () => {
     });
     const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
     expect(ofType(events, "permission-required")).toEqual([]);
-    expect(resultOf(h.engine.messages, "c1")).toMatch(
+    expect(resultOf(h.history.messages, "c1")).toMatch(
       /^Not run: denied by policy — blocked by a hard-deny rule/,
     );
     expect(ofType(events, "tool-call-finished")[0]).toMatchObject({
@@ -309,7 +309,7 @@ describe("tool scheduling", () => {
     ]);
     expect(pending.kind === "approval" && pending.request.provenance.kind).toBe("channel_content");
     expect(h.grants.list()).toEqual([{ kind: "tool", tool: "send_message" }]); // "always" not applicable: no new grant
-    expect(h.engine.messages[0]).toMatchObject({ role: "user", meta: { untrusted: true } });
+    expect(h.history.messages[0]).toMatchObject({ role: "user", meta: { untrusted: true } });
   });
 
   it("writes audit records for proposal, decision, approval and result", async () => {
@@ -373,7 +373,7 @@ describe("interactive tools", () => {
     h.broker.answer("q1", { q1: "pg", q2: "5432" });
     const events = await turn;
     expect(ofType(events, "question-asked")[0]?.questions).toHaveLength(2);
-    expect(JSON.parse(resultOf(h.engine.messages, "q1"))).toEqual({
+    expect(JSON.parse(resultOf(h.history.messages, "q1"))).toEqual({
       answers: [
         { question: "Which db?", answer: "pg" },
         { question: "Port?", answer: "5432" },
@@ -398,7 +398,7 @@ describe("interactive tools", () => {
     h.broker.decidePlan("p1", { approved: true, mode: "auto" });
     const events = await turn;
     expect(h.modes).toEqual(["auto"]);
-    expect(resultOf(h.engine.messages, "p1")).toMatch(/Plan approved\. The session is now in auto mode/);
+    expect(resultOf(h.history.messages, "p1")).toMatch(/Plan approved\. The session is now in auto mode/);
     expect(h.log.spans.map((s) => s.callId)).toEqual(["w1"]);
     expect(ofType(events, "tool-call-finished").find((e) => e.callId === "w0")?.status).toBe("denied");
     expect(h.provider.requests[0]?.tools.map((t) => t.name)).not.toContain("write_file");
@@ -431,7 +431,7 @@ describe("interactive tools", () => {
     await h.broker.next("p1");
     h.broker.decidePlan("p1", { approved: false, feedback: "add tests" });
     await turn;
-    expect(resultOf(h.engine.messages, "p1")).toBe(
+    expect(resultOf(h.history.messages, "p1")).toBe(
       "Plan not approved. Their feedback: add tests Revise the plan and propose it again.",
     );
     expect(h.modes).toEqual([]);

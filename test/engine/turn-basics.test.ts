@@ -42,13 +42,12 @@ describe("TurnEngine basics", () => {
     ]);
     expect(completion(events)).toMatchObject({ status: "completed", iterations: 1, finalText: "Hello" });
     expect(completion(events).usage).toEqual({ inputTokens: 10, outputTokens: 2, totalTokens: 12 });
-    expect(h.engine.messages.map((m) => [m.role, m.content])).toEqual([
+    expect(h.history.messages.map((m) => [m.role, m.content])).toEqual([
       ["user", "hi"],
       ["assistant", "Hello"],
     ]);
-    expect(JSON.stringify(h.engine.messages)).not.toContain("thinking");
+    expect(JSON.stringify(h.history.messages)).not.toContain("thinking");
     expect(h.persistence.writes).toEqual([2]);
-    expect(h.persistence.appended).toEqual(h.engine.messages);
     expect(h.provider.requests[0]?.messages[0]).toEqual({ role: "system", content: "You are a test agent." });
     h.provider.assertAllConsumed();
   });
@@ -108,7 +107,7 @@ describe("TurnEngine basics", () => {
     });
     const events = await collect(h.engine.run(makeRequest()));
     expect(completion(events)).toMatchObject({ status: "completed", iterations: 2, finalText: "done" });
-    expect(resultOf(h.engine.messages, "c1")).toBe('read_file done: {"path":"a.txt"}');
+    expect(resultOf(h.history.messages, "c1")).toBe('read_file done: {"path":"a.txt"}');
     expect([...h.persistence.started]).toEqual(["c1"]);
     expect(ofType(events, "tool-output-delta")[0]).toMatchObject({
       callId: "c1",
@@ -119,7 +118,7 @@ describe("TurnEngine basics", () => {
       tool_call_id: "c1",
       content: 'read_file done: {"path":"a.txt"}',
     });
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("strips display-only fields and failed attempts from what the model receives", async () => {
@@ -157,7 +156,7 @@ describe("TurnEngine basics", () => {
       role: "user",
       content: "go\n\n<context>\nmode=interactive call=2\n</context>",
     });
-    expect(h.engine.messages[0]).toMatchObject({ role: "user", content: "go" });
+    expect(h.history.messages[0]).toMatchObject({ role: "user", content: "go" });
     expect(h.persistence.appended[0]).toMatchObject({ content: "go" });
   });
 
@@ -193,7 +192,7 @@ describe("TurnEngine basics", () => {
     const ann = await collect(h.engine.run(makeRequest()));
     const ben = await collect(
       h.engine.run(
-        makeRequest({ messages: h.engine.messages, requester: { userId: "U2", displayName: "Ben" } }),
+        makeRequest({ messages: h.history.messages, requester: { userId: "U2", displayName: "Ben" } }),
       ),
     );
     expect(asked).toEqual(["U1", "U2"]);
@@ -224,7 +223,7 @@ describe("TurnEngine basics", () => {
     });
     const events = await collect(h.engine.run(makeRequest({ maxSteps: 2 })));
     expect(completion(events)).toMatchObject({ status: "max_iterations", iterations: 2 });
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
     h.provider.assertAllConsumed();
   });
 
@@ -237,7 +236,7 @@ describe("TurnEngine basics", () => {
     );
     const events = await collect(h.engine.run(makeRequest({ prompt: "check a" })));
     expect(completion(events)).toMatchObject({ status: "completed", iterations: 3, finalText: "all done" });
-    expect(h.engine.messages.map((m) => `${m.role}:${m.content ?? ""}`)).toEqual([
+    expect(h.history.messages.map((m) => `${m.role}:${m.content ?? ""}`)).toEqual([
       "user:check a",
       "assistant:",
       'tool:read_file done: {"path":"a"}',
@@ -260,7 +259,7 @@ describe("TurnEngine basics", () => {
     });
     const events = await collect(h.engine.run(makeRequest()));
     expect(completion(events)).toMatchObject({ status: "completed", finalText: "ok" });
-    expect(resultOf(h.engine.messages, "c1")).toMatch(
+    expect(resultOf(h.history.messages, "c1")).toMatch(
       /^Not run: denied by policy — the permission check could not read this call \(Maximum call stack/,
     );
     expect(h.log.ran("c1")).toBe(false);
@@ -280,9 +279,9 @@ describe("TurnEngine basics", () => {
       ],
     });
     await collect(h.engine.run(makeRequest()));
-    expect(resultOf(h.engine.messages, "c1")).toBe(TRUNCATED_ARGUMENTS_ERROR);
-    expect(resultOf(h.engine.messages, "c2")).toBe(MALFORMED_ARGUMENTS_ERROR);
-    const stored = h.engine.messages.find((m) => m.role === "assistant" && m.tool_calls?.[0]?.id === "c1");
+    expect(resultOf(h.history.messages, "c1")).toBe(TRUNCATED_ARGUMENTS_ERROR);
+    expect(resultOf(h.history.messages, "c2")).toBe(MALFORMED_ARGUMENTS_ERROR);
+    const stored = h.history.messages.find((m) => m.role === "assistant" && m.tool_calls?.[0]?.id === "c1");
     const args = stored?.role === "assistant" ? stored.tool_calls?.[0]?.function.arguments : undefined;
     expect(args?.length).toBeLessThan(400);
     expect(JSON.parse(args!).unparsed_arguments_preview).toContain(`[${raw.length} chars, truncated]`);
@@ -302,9 +301,9 @@ describe("TurnEngine basics", () => {
       ],
     });
     const events = await collect(h.engine.run(makeRequest({ allowedTools: ["read_file"] })));
-    expect(resultOf(h.engine.messages, "c1")).toMatch(/Unknown tool "nope"/);
-    expect(resultOf(h.engine.messages, "c2")).toMatch(/Invalid arguments for read_file — path: /);
-    expect(resultOf(h.engine.messages, "c3")).toMatch(/not enabled in this conversation/);
+    expect(resultOf(h.history.messages, "c1")).toMatch(/Unknown tool "nope"/);
+    expect(resultOf(h.history.messages, "c2")).toMatch(/Invalid arguments for read_file — path: /);
+    expect(resultOf(h.history.messages, "c3")).toMatch(/not enabled in this conversation/);
     expect(ofType(events, "tool-call-finished").map((e) => [e.status, e.reason])).toEqual([
       ["error", "not found"],
       ["error", "invalid arguments"],
@@ -335,8 +334,8 @@ describe("TurnEngine basics", () => {
     const events = await collect(h.engine.run(makeRequest()));
     expect(ofType(events, "error")).toEqual([]);
     expect(completion(events)).toMatchObject({ status: "completed", finalText: "ok" });
-    expect(resultOf(h.engine.messages, "c1")).toMatch(/Invalid arguments for mcp_lookup — .*nested/);
-    expectNoOrphans(h.engine.messages);
+    expect(resultOf(h.history.messages, "c1")).toMatch(/Invalid arguments for mcp_lookup — .*nested/);
+    expectNoOrphans(h.history.messages);
   });
 
   it("carries a tool's short summary, or the first line of a thrown error, as the finished event's reason", async () => {
@@ -374,7 +373,7 @@ describe("TurnEngine basics", () => {
     expect(thrown?.reason).toBe(`${"boom ".repeat(12)}`.slice(0, REASON_MAX_CHARS - 1) + "…");
     expect(plain?.status).toBe("error");
     expect(plain && "reason" in plain).toBe(false);
-    expect(resultOf(h.engine.messages, "s")).toContain("[exit code 1]");
+    expect(resultOf(h.history.messages, "s")).toContain("[exit code 1]");
   });
 
   it("ends a provider failure with an error marker, a friendly error, and supports retry", async () => {
@@ -391,7 +390,7 @@ describe("TurnEngine basics", () => {
     expect(ofType(events, "error")).toEqual([
       { type: "error", message: "The model service had a problem.", recoverable: true },
     ]);
-    const history = h.engine.messages;
+    const history = h.history.messages;
     expect(history.at(-1)).toMatchObject({
       role: "assistant",
       content: "partial",
@@ -403,7 +402,7 @@ describe("TurnEngine basics", () => {
     expect(completion(retried)).toMatchObject({ status: "completed", finalText: "recovered" });
     expect(h.provider.lastRequest.messages.map((m) => m.role)).toEqual(["system", "user"]);
 
-    const refused = await collect(h.engine.retry(makeRequest({ messages: h.engine.messages })));
+    const refused = await collect(h.engine.retry(makeRequest({ messages: h.history.messages })));
     expect(refused).toEqual([
       { type: "error", message: expect.stringMatching(/Nothing to retry/), recoverable: false },
     ]);
@@ -453,7 +452,7 @@ describe("TurnEngine basics", () => {
     const ids = ofType(events, "tool-call-finished").map((e) => e.callId);
     expect(new Set(ids).size).toBe(3);
     expect(ids).toContain("dup");
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
     expect(h.engine.isRunning).toBe(false);
   });
 
@@ -480,15 +479,15 @@ describe("TurnEngine basics", () => {
     };
     await collect(engine.run(makeRequest()), approveAll);
     h.provider.push(toolStep(deploy), textStep("and again"));
-    await collect(engine.run(makeRequest({ messages: engine.messages, turnId: "turn2" })), approveAll);
+    await collect(engine.run(makeRequest({ messages: h.history.messages, turnId: "turn2" })), approveAll);
 
     expect(h.log.spans.map((s) => s.tool)).toEqual(["run_command", "run_command", "run_command"]);
     expect(asked).toHaveLength(3);
-    const ids = engine.messages
+    const ids = h.history.messages
       .flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []))
       .map((c) => c.id);
     expect(new Set(ids).size).toBe(3);
-    expectNoOrphans(engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("replaces a call id too long or unprintable to key approvals and buttons by", async () => {
@@ -503,12 +502,12 @@ describe("TurnEngine basics", () => {
       ],
     });
     await collect(h.engine.run(makeRequest()));
-    const ids = h.engine.messages
+    const ids = h.history.messages
       .flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []))
       .map((c) => c.id);
     expect(ids).toHaveLength(2);
     for (const id of ids) expect(id).toMatch(/^call_\S{1,60}$/);
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("request snapshots passed to tools do not change when the caller mutates its inputs", async () => {

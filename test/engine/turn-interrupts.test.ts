@@ -33,12 +33,12 @@ describe("interrupt", () => {
     });
     expect(h.provider.signals[0]?.aborted).toBe(true);
     expect(completion(events)).toMatchObject({ status: "interrupted", iterations: 1 });
-    expect(h.engine.messages.at(-1)).toMatchObject({
+    expect(h.history.messages.at(-1)).toMatchObject({
       role: "assistant",
       content: "Let me look",
       meta: { interrupted: true },
     });
-    expect(h.engine.messages.at(-1)).not.toHaveProperty("tool_calls");
+    expect(h.history.messages.at(-1)).not.toHaveProperty("tool_calls");
     expect(h.persistence.appended.at(-1)).toMatchObject({ content: "Let me look" });
     expect(ofType(events, "error")).toEqual([]);
   });
@@ -61,19 +61,22 @@ describe("interrupt", () => {
         await new Promise(() => undefined); // never settles, never checks the signal
       },
     };
-    const engine = new TurnEngine({
-      provider: stubborn,
-      registry: h.registry,
-      permissions: freshPermissions(),
-      instructions: "",
-      grants: h.grants,
-      facts: h.facts,
-    });
+    const engine = h.history.track(
+      new TurnEngine({
+        provider: stubborn,
+        registry: h.registry,
+        permissions: freshPermissions(),
+        instructions: "",
+        grants: h.grants,
+        facts: h.facts,
+        persistence: h.persistence,
+      }),
+    );
     const events = await collect(engine.run(makeRequest()), (event) => {
       if (event.type === "text-delta") engine.interrupt();
     });
     expect(completion(events).status).toBe("interrupted");
-    expect(engine.messages.at(-1)).toMatchObject({ role: "assistant", content: "partial" });
+    expect(h.history.messages.at(-1)).toMatchObject({ role: "assistant", content: "partial" });
   });
 
   it("mid-tool: the running call may have partly run, the rest did not start", async () => {
@@ -90,8 +93,8 @@ describe("interrupt", () => {
     await h.log.started("w1");
     h.engine.interrupt();
     const events = await turn;
-    expect(resultOf(h.engine.messages, "w1")).toBe(TOOL_RESULT.interruptedWhileRunning);
-    expect(resultOf(h.engine.messages, "w2")).toBe(TOOL_RESULT.notStarted);
+    expect(resultOf(h.history.messages, "w1")).toBe(TOOL_RESULT.interruptedWhileRunning);
+    expect(resultOf(h.history.messages, "w2")).toBe(TOOL_RESULT.notStarted);
     expect(ofType(events, "tool-call-finished").map((e) => [e.callId, e.status])).toEqual([
       ["w1", "interrupted"],
       ["w2", "not_started"],
@@ -99,7 +102,7 @@ describe("interrupt", () => {
     expect(h.log.ran("w2")).toBe(false);
     expect(completion(events).status).toBe("interrupted");
     expect(h.provider.requests).toHaveLength(1);
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("mid-tool in a concurrent batch: finished reads keep their results", async () => {
@@ -111,10 +114,10 @@ describe("interrupt", () => {
       if (event.type === "tool-call-finished" && event.callId === "r1") h.engine.interrupt();
     });
     const events = await turn;
-    expect(resultOf(h.engine.messages, "r1")).toMatch(/read_file done/);
-    expect(resultOf(h.engine.messages, "r2")).toBe(TOOL_RESULT.interruptedWhileRunning);
+    expect(resultOf(h.history.messages, "r1")).toMatch(/read_file done/);
+    expect(resultOf(h.history.messages, "r2")).toBe(TOOL_RESULT.interruptedWhileRunning);
     expect(completion(events).status).toBe("interrupted");
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("awaiting an approval: the wait resolves as interrupted and nothing runs", async () => {
@@ -131,14 +134,14 @@ describe("interrupt", () => {
     await h.broker.next("w1");
     h.engine.interrupt();
     const events = await turn;
-    expect(resultOf(h.engine.messages, "r1")).toBe(TOOL_RESULT.notStarted); // cleared, but the step never executed
-    expect(resultOf(h.engine.messages, "w1")).toBe(TOOL_RESULT.notStartedWhileWaiting);
-    expect(resultOf(h.engine.messages, "w2")).toBe(TOOL_RESULT.notStarted);
+    expect(resultOf(h.history.messages, "r1")).toBe(TOOL_RESULT.notStarted); // cleared, but the step never executed
+    expect(resultOf(h.history.messages, "w1")).toBe(TOOL_RESULT.notStartedWhileWaiting);
+    expect(resultOf(h.history.messages, "w2")).toBe(TOOL_RESULT.notStarted);
     expect(h.log.spans).toEqual([]);
     expect(h.broker.pending()).toEqual([]);
     expect(h.audit.find((r) => r.kind === "approval_resolved")).toMatchObject({ outcome: "interrupted" });
     expect(completion(events).status).toBe("interrupted");
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("awaiting a question: answered as not started", async () => {
@@ -147,7 +150,7 @@ describe("interrupt", () => {
     await h.broker.next("q1");
     h.engine.interrupt();
     const events = await turn;
-    expect(resultOf(h.engine.messages, "q1")).toBe(TOOL_RESULT.notStartedWhileWaiting);
+    expect(resultOf(h.history.messages, "q1")).toBe(TOOL_RESULT.notStartedWhileWaiting);
     expect(h.broker.answer("q1", { q1: "late" })).toBe(false);
     expect(completion(events).status).toBe("interrupted");
   });
@@ -158,10 +161,10 @@ describe("interrupt", () => {
       if (message.role === "tool") h.engine.interrupt();
     };
     const events = await collect(h.engine.run(makeRequest()));
-    expect(resultOf(h.engine.messages, "r1")).toMatch(/read_file done/);
+    expect(resultOf(h.history.messages, "r1")).toMatch(/read_file done/);
     expect(h.provider.requests).toHaveLength(1);
     expect(completion(events)).toMatchObject({ status: "interrupted", iterations: 1 });
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("a consumer that stops listening stops the turn", async () => {
@@ -177,6 +180,6 @@ describe("interrupt", () => {
     h.engine.steer("queued before the turn");
     const events = await collect(h.engine.run(makeRequest({ prompt: "hi" })));
     expect(completion(events).status).toBe("completed");
-    expect(h.engine.messages.map((m) => m.content)).toEqual(["hi", "queued before the turn", "ok"]);
+    expect(h.history.messages.map((m) => m.content)).toEqual(["hi", "queued before the turn", "ok"]);
   });
 });

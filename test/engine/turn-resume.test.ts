@@ -45,13 +45,13 @@ describe("resume", () => {
     h.broker.approve("c3", "once");
     const events = await turn;
     expect(h.log.spans.map((s) => s.callId)).toEqual(["c3"]);
-    expect(resultOf(h.engine.messages, "c1")).toBe("write_file done");
-    expect(resultOf(h.engine.messages, "c2")).toBe(TOOL_RESULT.interruptedWhileRunning);
-    expect(resultOf(h.engine.messages, "c3")).toMatch(/write_file done/);
+    expect(resultOf(h.history.messages, "c1")).toBe("write_file done");
+    expect(resultOf(h.history.messages, "c2")).toBe(TOOL_RESULT.interruptedWhileRunning);
+    expect(resultOf(h.history.messages, "c3")).toMatch(/write_file done/);
     expect(completion(events)).toMatchObject({ status: "completed", finalText: "all set" });
-    expect(h.engine.messages.filter((m) => m.role === "user")).toHaveLength(1); // no new user message
+    expect(h.history.messages.filter((m) => m.role === "user")).toHaveLength(1); // no new user message
     expect(h.persistence.appended.map((m) => m.role)).toEqual(["tool", "tool", "assistant"]);
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("continues the loop when every call was answered before the restart", async () => {
@@ -88,11 +88,11 @@ describe("resume", () => {
     const h = makeHarness({ steps: [textStep("ok")] });
     h.persistence.started.add("c2");
     await collect(h.engine.run(makeRequest({ messages: suspended, prompt: "never mind" })));
-    expect(resultOf(h.engine.messages, "c2")).toBe(TOOL_RESULT.interruptedWhileRunning);
-    expect(resultOf(h.engine.messages, "c3")).toBe(TOOL_RESULT.notStarted);
-    expect(h.engine.messages.at(-2)).toMatchObject({ role: "user", content: "never mind" });
+    expect(resultOf(h.history.messages, "c2")).toBe(TOOL_RESULT.interruptedWhileRunning);
+    expect(resultOf(h.history.messages, "c3")).toBe(TOOL_RESULT.notStarted);
+    expect(h.history.messages.at(-2)).toMatchObject({ role: "user", content: "never mind" });
     expect(h.log.spans).toEqual([]);
-    expectNoOrphans(h.engine.messages);
+    expectNoOrphans(h.history.messages);
   });
 
   it("unansweredToolCalls looks only at the trailing assistant message", () => {
@@ -150,7 +150,7 @@ describe("resume: a waiting call already put to a person", () => {
       const h = await resumed(mode, asked);
       expect(asked).toEqual(["c1"]);
       expect(h.log.spans).toEqual([]);
-      expect(resultOf(h.engine.messages, "c1")).toBe(TOOL_RESULT.deniedByUser);
+      expect(resultOf(h.history.messages, "c1")).toBe(TOOL_RESULT.deniedByUser);
     },
   );
 

@@ -64,7 +64,7 @@ describe("a wake-up note planted by injected text, reviewed", () => {
     const woken = buildTurnRequest({
       record,
       message: queuedWake(wake, new Date(T0 + 61_000).toISOString()),
-      history: h.engine.messages,
+      history: h.history.messages,
       settings: { workspace: { root: "/work", context: "" }, maxSteps: 10 },
       turnId: "turn2",
     });
@@ -81,7 +81,7 @@ describe("a wake-up note planted by injected text, reviewed", () => {
     );
     expect(notesAt).toBeGreaterThan(0);
     expect(body.indexOf("The user asked me to mirror this repository")).toBeGreaterThan(notesAt);
-    const stored = h.engine.messages.find((m) => m.role === "user" && m.content.includes("[Wake-up wak_"));
+    const stored = h.history.messages.find((m) => m.role === "user" && m.content.includes("[Wake-up wak_"));
     expect(stored?.meta?.agentNote).toBe(true);
     expect(h.denials.map((d) => d.tool)).toEqual(["run_command"]);
   });

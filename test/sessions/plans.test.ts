@@ -5,6 +5,14 @@ import { planRejected } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { storedHistory } from "../support/stored-history.js";
+
+/** The stored history of the session in thread() (its last closed turn's), as the product reads it. */
+async function storedInThread(h: Harness) {
+  const sessionId = h.outputs.for(thread()).closedTurns.at(-1)?.sessionId;
+  if (sessionId === undefined) throw new Error("no turn closed in thread()");
+  return storedHistory(h.store.space("history"), sessionId);
+}
 
 async function planCardOf(h: Harness) {
   const out = h.outputs.for(thread());
@@ -137,7 +145,7 @@ describe("plan proposals", () => {
     expect(sent[at + 1]?.role).toBe("user");
     expect(JSON.stringify(sent[at + 1])).toContain("inbox/mockup.png");
     expect(JSON.stringify(sent[at + 1])).toContain("Use the brand blue");
-    const result = h.engines.at(-1)?.messages.find((m) => m.role === "tool" && m.tool_call_id === "p1");
+    const result = (await storedInThread(h)).find((m) => m.role === "tool" && m.tool_call_id === "p1");
     expect(result?.role === "tool" && result.attachments?.map((a) => a.kind)).toEqual([
       "saved-file",
       "file-text",

@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { TurnEngine } from "../../src/engine/turn-engine.js";
 import type { ExtraCommand } from "../../src/sessions/extra-commands.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { storedHistory } from "../support/stored-history.js";
+
+/** The stored history of the session in thread() (its last closed turn's), as the product reads it. */
+async function storedInThread(h: Harness) {
+  const sessionId = h.outputs.for(thread()).closedTurns.at(-1)?.sessionId;
+  if (sessionId === undefined) throw new Error("no turn closed in thread()");
+  return storedHistory(h.store.space("history"), sessionId);
+}
 
 const askColor = toolStep(["q1", "ask_user", { question: "Which color?", options: ["red", "blue"] }]);
 
@@ -36,8 +43,8 @@ describe("questions (ask_user)", () => {
     await h.manager.idle();
     expect(answersSent(h)).toEqual({ answers: [{ question: "Which color?", answer: "blue" }] });
     // The stored answer says who gave it (the reviewer counts only the requester's as theirs).
-    const engine = h.engines.at(-1) as TurnEngine;
-    expect(engine.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(ANA.id);
+    const stored = await storedInThread(h);
+    expect(stored.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(ANA.id);
     const settled = h.outputs.for(thread()).card(card.pendingId);
     expect(settled?.buttons).toEqual([]);
     expect(outcomeLine(settled)).toBe("Answered by Ana (id U_ANA): blue");
@@ -145,7 +152,7 @@ describe("questions (ask_user)", () => {
     expect(JSON.stringify(sent[after])).toContain("inbox/error.png");
     expect(JSON.stringify(sent[after])).toContain("Traceback: boom");
     // The stored result keeps them (they are the requester's files: later cards of the turn name them).
-    const result = h.engines.at(-1)?.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1");
+    const result = (await storedInThread(h)).find((m) => m.role === "tool" && m.tool_call_id === "q1");
     expect(result?.role === "tool" && result.attachments?.map((a) => a.kind)).toEqual([
       "saved-file",
       "file-text",
@@ -261,7 +268,7 @@ describe("questions (ask_user)", () => {
     expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
       `Answered: prod (Boss (id ${BOSS.id})) · T-1 (Ana (id U_ANA))`,
     );
-    const engine = h.engines.at(-1) as TurnEngine;
-    expect(engine.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(BOSS.id);
+    const stored = await storedInThread(h);
+    expect(stored.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(BOSS.id);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Test support for the engine assembly: temporary workspaces, request snapshots for a Slack
- * thread, an in-memory store for memories, a collector for a turn's events, and a plain read tool.
+ * thread, an in-memory store for memories, a collector for a turn's events, a plain read tool, and
+ * the history an engine's turns leave as the session layer keeps it (TurnHistory).
  */
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,8 +11,14 @@ import type { AuditRecord } from "../../src/engine/audit-record.js";
 import type { ConversationMessage, ModelMessage } from "../../src/core/messages.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
-import { createRequest, type RequestInput } from "../../src/core/request.js";
+import {
+  type ConversationExecutionRequest,
+  createRequest,
+  type RequestInput,
+} from "../../src/core/request.js";
 import type { TurnPersistence } from "../../src/engine/turn-engine.js";
+import type { SessionTurnEngine } from "../../src/engine/session-turn-engine.js";
+import type { TurnEvents } from "../../src/engine/turn-events.js";
 import type { ProviderStreamEvent } from "../../src/engine/provider/provider.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
@@ -20,6 +27,57 @@ import { z } from "zod";
 
 /** The Slack thread the assembly tests talk in. */
 export const TARGET: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C42", thread: "1700.1" };
+
+/**
+ * The history an engine's turns leave, seen as the session layer sees it: the history the last
+ * turn's request carried, then what that turn persisted through its TurnPersistence (`persisted`:
+ * every message the engine's persistence was handed, in order, across turns). `track` returns the
+ * engine with each turn's request noted when the turn begins (its first event asked for); a turn
+ * refused because another runs notes nothing. While a turn runs, `messages` holds what it
+ * persisted so far (its opening user message goes out with the model's reply).
+ */
+export class TurnHistory {
+  private base: readonly ConversationMessage[] = [];
+  private from = 0;
+
+  constructor(private readonly persisted: readonly ConversationMessage[]) {}
+
+  /** The history as the last turn left it (a copy). */
+  get messages(): ConversationMessage[] {
+    return [...this.base, ...this.persisted.slice(this.from)];
+  }
+
+  /** `engine`, its turns noted here. */
+  track(engine: SessionTurnEngine): SessionTurnEngine {
+    const noted = (request: ConversationExecutionRequest, events: TurnEvents): TurnEvents => {
+      let begun = false;
+      return {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        next: () => {
+          if (!begun && !engine.isRunning) {
+            this.base = request.messages;
+            this.from = this.persisted.length;
+          }
+          begun = true;
+          return events.next();
+        },
+        return: (value) => events.return(value),
+      };
+    };
+    return {
+      run: (request) => noted(request, engine.run(request)),
+      resume: (request) => noted(request, engine.resume(request)),
+      retry: (request) => noted(request, engine.retry(request)),
+      interrupt: () => engine.interrupt(),
+      steer: (text, attachments) => engine.steer(text, attachments),
+      get isRunning() {
+        return engine.isRunning;
+      },
+    };
+  }
+}
 
 /** A fresh temporary directory (real path) and its removal. */
 export async function tempDir(
@@ -66,7 +124,10 @@ export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentE
   return out;
 }
 
-/** An EngineContext for TARGET whose person-facing collaborators record what reached them. */
+/**
+ * An EngineContext for TARGET whose person-facing collaborators record what reached them, and the
+ * history the turns of an engine built on it leave (`history.track` the engine).
+ */
 export function engineContext(overrides: Partial<EngineContext> = {}) {
   const appended: ConversationMessage[] = [];
   const started = new Set<string>();
@@ -99,7 +160,7 @@ export function engineContext(overrides: Partial<EngineContext> = {}) {
     mode: "interactive",
     ...overrides,
   };
-  return { context, appended, approvals, modes, audit };
+  return { context, appended, history: new TurnHistory(appended), approvals, modes, audit };
 }
 
 /** The names of the tools a recorded model request advertised. */

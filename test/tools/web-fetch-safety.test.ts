@@ -211,8 +211,8 @@ describe("web_fetch checks every redirect hop's host", () => {
     expect(second.kind).toBe("approval");
     h.broker.approve("f2~redirect-1", "always_domain");
     await turn;
-    expect(resultOf(h.engine.messages, "f1")).toMatch(/a host this call was not approved for/);
-    expect(resultOf(h.engine.messages, "f2")).toMatch(/downloaded body/);
+    expect(resultOf(h.history.messages, "f1")).toMatch(/a host this call was not approved for/);
+    expect(resultOf(h.history.messages, "f2")).toMatch(/downloaded body/);
     expect(h.grants.hasDomain("elsewhere.test")).toBe(true);
     expect(hits.filter((hit) => hit.startsWith("elsewhere.test"))).toEqual(["elsewhere.test/page"]);
   });

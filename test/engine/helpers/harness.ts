@@ -1,7 +1,8 @@
 /**
  * Engine test harness: the test stack's TurnEngine (test/support/session-stack.ts) wired to the
- * scripted provider, the test tools, an in-memory persistence journal, an interaction broker and
- * an audit log, plus helpers to drive a turn and check the history invariants.
+ * scripted provider, the test tools, an in-memory persistence journal (and the history its turns
+ * leave, read from it), an interaction broker and an audit log, plus helpers to drive a turn and
+ * check the history invariants.
  */
 import { expect } from "vitest";
 import type { AgentEvent, EventOf } from "../../../src/core/events.js";
@@ -19,6 +20,7 @@ import type { TurnEngineOptions, TurnPersistence } from "../../../src/engine/tur
 import type { AnyTool, SessionFacts } from "../../../src/core/tool.js";
 import { ScriptedProvider, type ScriptedStep } from "../../support/scripted-provider.js";
 import { testEngine } from "../../support/session-stack.js";
+import { TurnHistory } from "../../support/engine-fixtures.js";
 import { RunLog, testRegistry } from "./test-tools.js";
 
 /** An in-memory journal implementing TurnPersistence, with an optional hook on every append. */
@@ -80,22 +82,25 @@ export function makeHarness(opts: HarnessOptions = {}) {
   const facts: SessionFacts = { downloadedFiles: new Set() };
   const modes: string[] = [];
   const withInteractions = opts.interactions ?? true;
-  const engine = testEngine({
-    provider,
-    registry,
-    allowedCommandPrefixes: opts.allowedCommandPrefixes,
-    grants,
-    facts,
-    ...(withInteractions
-      ? { approver: broker.approver, asker: broker.asker, planApprover: broker.planApprover }
-      : {}),
-    audit: (record) => audit.push(record),
-    persistence,
-    onModeChange: (mode) => modes.push(mode),
-    now: () => new Date("2026-01-02T03:04:05.000Z"),
-    ...opts.options,
-  });
-  return { engine, provider, log, registry, broker, audit, persistence, grants, facts, modes };
+  const history = new TurnHistory(persistence.appended);
+  const engine = history.track(
+    testEngine({
+      provider,
+      registry,
+      allowedCommandPrefixes: opts.allowedCommandPrefixes,
+      grants,
+      facts,
+      ...(withInteractions
+        ? { approver: broker.approver, asker: broker.asker, planApprover: broker.planApprover }
+        : {}),
+      audit: (record) => audit.push(record),
+      persistence,
+      onModeChange: (mode) => modes.push(mode),
+      now: () => new Date("2026-01-02T03:04:05.000Z"),
+      ...opts.options,
+    }),
+  );
+  return { engine, history, provider, log, registry, broker, audit, persistence, grants, facts, modes };
 }
 
 /** Drain a turn's events; `onEvent` may act on the engine as events arrive. */

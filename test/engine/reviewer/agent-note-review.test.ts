@@ -57,7 +57,7 @@ function section(seen: string, heading: string): string {
 describe("a turn woken by the agent's own note, reviewed", () => {
   it("stores the note marked as the agent's, and the reviewer's current request stays the person's", async () => {
     const h = await wokenPush(EARLIER, { agentNote: true });
-    const opening = h.engine.messages.find((m) => m.role === "user" && m.content === WAKE);
+    const opening = h.history.messages.find((m) => m.role === "user" && m.content === WAKE);
     expect(opening?.meta?.agentNote).toBe(true);
     expect(h.model.requests).toHaveLength(1);
     const seen = bodyOf(h);
@@ -101,7 +101,7 @@ describe("a turn woken by the agent's own note, reviewed", () => {
 
   it("a mark that is not the expected `true` still makes the input the agent's", async () => {
     const h = await wokenPush(EARLIER, { agentNote: "yes" });
-    expect(h.engine.messages.find((m) => m.content === WAKE)?.meta?.agentNote).toBe(true);
+    expect(h.history.messages.find((m) => m.content === WAKE)?.meta?.agentNote).toBe(true);
     expect(section(bodyOf(h), "Current request from the user:")).not.toContain("Wake-up");
   });
 
@@ -131,7 +131,7 @@ describe("a turn woken by the agent's own note, reviewed", () => {
     });
     await collect(h.engine.run(makeRequest({ prompt: WAKE, metadata: { agentNote: true } })));
     expect(framePrompt).not.toHaveBeenCalled();
-    expect(h.engine.messages.some((m) => m.content === WAKE)).toBe(true);
+    expect(h.history.messages.some((m) => m.content === WAKE)).toBe(true);
     await collect(h.engine.run(makeRequest({ prompt: "skill demo", turnId: "turn2" })));
     expect(framePrompt).toHaveBeenCalledTimes(1);
   });

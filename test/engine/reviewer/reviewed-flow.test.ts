@@ -58,7 +58,7 @@ async function runOne(mode: PermissionMode, kind: Verdict, floor: Floor) {
         : finished?.reason === REVIEWER_DENIED_REASON
           ? "denied"
           : "mode-denied";
-  expectNoOrphans(h.engine.messages);
+  expectNoOrphans(h.history.messages);
   return { h, events, outcome, reviewerCalls: h.model.requests.length };
 }
 
@@ -141,7 +141,7 @@ describe("deny asymmetry", () => {
         args: { command: "rm -r backups" },
       }),
     ]);
-    const result = resultOf(h.engine.messages, "c1");
+    const result = resultOf(h.history.messages, "c1");
     expect(result).toBe(REVIEWER_DENIED_RESULT);
     expect(result).not.toContain("backups");
     expect(h.log.ran("c1")).toBe(false);
@@ -195,7 +195,9 @@ describe("retry guard", () => {
       ],
     });
     await collect(h.engine.run(makeRequest({ mode: "reviewed", turnId: "t1" })));
-    await collect(h.engine.run(makeRequest({ mode: "reviewed", turnId: "t2", messages: h.engine.messages })));
+    await collect(
+      h.engine.run(makeRequest({ mode: "reviewed", turnId: "t2", messages: h.history.messages })),
+    );
     expect(h.model.requests).toHaveLength(3);
     expect(h.log.ran("c3")).toBe(true);
   });
@@ -259,7 +261,7 @@ describe("Allow anyway", () => {
     const ben = { userId: "U_BEN", displayName: "Ben" };
     await collect(
       h.engine.run(
-        makeRequest({ mode: "reviewed", turnId: "t2", requester: ben, messages: h.engine.messages }),
+        makeRequest({ mode: "reviewed", turnId: "t2", requester: ben, messages: h.history.messages }),
       ),
     );
     expect(h.log.ran("c2")).toBe(true);

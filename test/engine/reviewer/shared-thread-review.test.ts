@@ -30,12 +30,12 @@ describe("a reviewed call in a thread other people write in", () => {
           mode: "reviewed",
           requester: ANA,
           prompt: "Run the tests",
-          messages: h.engine.messages,
+          messages: h.history.messages,
           turnId: "turn2",
         }),
       ),
     );
-    const people = h.engine.messages.filter((m) => m.role === "user").map((m) => m.meta?.by);
+    const people = h.history.messages.filter((m) => m.role === "user").map((m) => m.meta?.by);
     expect(people).toEqual(["U_MALLORY", "U_ANA"]);
     const body = h.model.requests[0]?.[1]?.content ?? "";
     expect(body).toContain(
