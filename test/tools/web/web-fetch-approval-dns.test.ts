@@ -5,37 +5,34 @@
  * a redirect to a new host is put to the permission engine (`reauthorize`) before its lookup.
  * The resolver here counts lookups, so each test sees which happened before the decision.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWebFetchTool, type WebFetchOptions } from "../../../src/tools/web/web-fetch.js";
+import { type RecordingHttpServer, startRecordingHttpServer } from "../../support/recording-http-server.js";
 import { call, makeContext, tempDir } from "../support/tool-context.js";
 import { toolWorkspace } from "../support/tool-workspace.js";
 
 const hits: string[] = [];
-let server: http.Server;
-let port: number;
+let server: RecordingHttpServer;
+let port: string;
 let ws: string;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    hits.push(`${req.headers.host?.split(":")[0]}${req.url}`);
-    const url = new URL(req.url ?? "/", "http://local");
+  server = await startRecordingHttpServer((req, res) => {
+    hits.push(`${req.headers.host?.split(":")[0]}${req.path}`);
+    const url = new URL(req.path ?? "/", "http://local");
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/" }).end();
       return;
     }
     res.writeHead(200, { "content-type": "text/plain" }).end("the page");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
+  port = new URL(server.url).port;
   ({ dir: ws, cleanup } = await tempDir("web-approval-dns-"));
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await cleanup();
 });
 
