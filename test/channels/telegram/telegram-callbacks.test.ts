@@ -6,6 +6,7 @@ import {
   parseCallbackData,
   renderCard,
 } from "../../../src/channels/telegram/telegram-card.js";
+import type { FakeChat, FakeUser, StoredMessage } from "../../fakes/fake-telegram/fake-telegram.js";
 import { parseTelegramHtml } from "../../fakes/fake-telegram/html-parser.js";
 import { ALICE, ALICE_DM, BOB, FORUM, GROUP, type Harness, MALLORY, startHarness } from "./harness.js";
 
@@ -153,6 +154,17 @@ describe("Telegram channel: button presses", () => {
     return { output, ref, message };
   }
 
+  /** `from` presses the button labelled `label` on `message` in `chat`; resolves with the press's answer. */
+  async function press(h: Harness, chat: FakeChat, from: FakeUser, message: StoredMessage, label: string) {
+    const update = h.tg.pressButton({
+      chat,
+      from,
+      messageId: message.message_id,
+      data: h.tg.buttonData(message, label),
+    });
+    return h.tg.waitFor(() => h.tg.state.queries.get(update.callback_query.id)?.answer);
+  }
+
   it("answers a press at once, passes it on, and shows the decision and who made it", async () => {
     harness = await startHarness();
     const { tg, service } = harness;
@@ -168,14 +180,7 @@ describe("Telegram channel: button presses", () => {
       });
       return { status: "accepted", message: "Approved" };
     };
-    const update = tg.pressButton({
-      chat: GROUP,
-      from: ALICE,
-      messageId: message.message_id,
-      data: tg.buttonData(message, "Approve"),
-    });
-    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
-    expect(tg.state.queries.get(update.callback_query.id)!.answer).toEqual({
+    expect(await press(harness, GROUP, ALICE, message, "Approve")).toEqual({
       text: "Approved",
       show_alert: false,
     });
@@ -201,14 +206,7 @@ describe("Telegram channel: button presses", () => {
       status: "not_allowed",
       message: "Only @alice or an approver can decide this.",
     });
-    const update = tg.pressButton({
-      chat: GROUP,
-      from: BOB,
-      messageId: message.message_id,
-      data: tg.buttonData(message, "Deny"),
-    });
-    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
-    expect(tg.state.queries.get(update.callback_query.id)!.answer).toEqual({
+    expect(await press(harness, GROUP, BOB, message, "Deny")).toEqual({
       text: "Only @alice or an approver can decide this.",
       show_alert: true,
     });
@@ -217,18 +215,11 @@ describe("Telegram channel: button presses", () => {
 
   it("cuts a refusal past Telegram's 200-character alert with an ellipsis, never inside an emoji", async () => {
     harness = await startHarness();
-    const { tg, service } = harness;
+    const { service } = harness;
     const { message } = await postApproval(harness);
     // The cut at 199 falls between the emoji's two halves: the whole emoji is left off.
     service.onPress = () => ({ status: "not_allowed", message: `${"r".repeat(198)}😀 and the rest` });
-    const update = tg.pressButton({
-      chat: GROUP,
-      from: BOB,
-      messageId: message.message_id,
-      data: tg.buttonData(message, "Deny"),
-    });
-    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
-    expect(tg.state.queries.get(update.callback_query.id)!.answer).toEqual({
+    expect(await press(harness, GROUP, BOB, message, "Deny")).toEqual({
       text: `${"r".repeat(198)}…`,
       show_alert: true,
     });
@@ -278,13 +269,7 @@ describe("Telegram channel: button presses", () => {
     const renderer = output.beginTurn({ sessionId: "s", turnId: "t" });
     await renderer.handle(agentEvent({ type: "text-delta", delta: "working…" }));
     const live = await tg.waitFor(() => tg.state.botMessages(FORUM.id, 33)[0]);
-    const update = tg.pressButton({
-      chat: FORUM,
-      from: ALICE,
-      messageId: live.message_id,
-      data: tg.buttonData(live, "Stop"),
-    });
-    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
+    await press(harness, FORUM, ALICE, live, "Stop");
     expect(service.presses[0]).toEqual({
       kind: "control",
       control: "stop",
