@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { droppedNote } from "../../../src/channels/shared/hand-over-lanes.js";
-import { ACTION_IDS } from "../../../src/channels/slack/slack-blocks.js";
 import { SlackInteractions } from "../../../src/channels/slack/slack-interactions.js";
 import { gatedTranscription } from "../../support/gated-transcription.js";
 import { addRecording } from "./file-channel.js";
+import { anaStopPress } from "./stop-press.js";
 import { mention, startInbound } from "./inbound-on-fake.js";
 import { silentLogger } from "./support.js";
 
@@ -67,14 +67,7 @@ describe("slack: a Stop press or /coworker stop with messages still being read",
   it("the requester's Stop press drops what they have waiting in the thread's lane, telling them once", async () => {
     const { fake, inbound, service, interactions, thread, release, dropNotes } =
       await startWithWaitingMessages();
-    await interactions.press({
-      user: { id: "U1", name: "ana", team_id: fake.state.teamId },
-      team: { id: fake.state.teamId },
-      channel: { id: "C1" },
-      message: { ts: fake.state.nextTs(), thread_ts: thread },
-      actions: [{ action_id: ACTION_IDS.stop, action_ts: String(Date.now() / 1000) }],
-      trigger_id: "T-stop",
-    });
+    await interactions.press(anaStopPress(fake, thread));
     expect(service.presses.map((press) => press.kind === "control" && press.control)).toEqual(["stop"]);
     release();
     await inbound.stop();

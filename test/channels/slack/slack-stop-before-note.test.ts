@@ -11,13 +11,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { droppedNote, NOT_CANCELLED } from "../../../src/channels/shared/hand-over-lanes.js";
 import { AccessPolicy } from "../../../src/channels/slack/slack-access.js";
-import { ACTION_IDS } from "../../../src/channels/slack/slack-blocks.js";
 import type { MessageEvent } from "../../../src/channels/slack/slack-events.js";
 import { SlackInteractions } from "../../../src/channels/slack/slack-interactions.js";
 import { type LaneMessage, SlackLanes } from "../../../src/channels/slack/slack-lanes.js";
 import { UserDirectory } from "../../../src/channels/slack/slack-users.js";
 import { FakeService } from "./fake-service.js";
 import { clientsFor, silentLogger, startFakeSlackWithAnaAndBo } from "./support.js";
+import { anaStopPress } from "./stop-press.js";
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -81,14 +81,7 @@ async function startWithHeldDrops() {
 describe("slack: a stop with the claims and note of what it dropped held", () => {
   it("the Stop press stops the turn before what it dropped is claimed and told", async () => {
     const { fake, service, interactions, thread, told, release } = await startWithHeldDrops();
-    const pressing = interactions.press({
-      user: { id: "U1", name: "ana", team_id: fake.state.teamId },
-      team: { id: fake.state.teamId },
-      channel: { id: "C1" },
-      message: { ts: fake.state.nextTs(), thread_ts: thread },
-      actions: [{ action_id: ACTION_IDS.stop, action_ts: String(Date.now() / 1000) }],
-      trigger_id: "T-stop",
-    });
+    const pressing = interactions.press(anaStopPress(fake, thread));
     await vi.waitFor(() => expect(service.presses).toMatchObject([{ kind: "control", control: "stop" }]), {
       timeout: 2000,
     });
