@@ -96,6 +96,18 @@ it.each(unreadableRows)("replaces a stored claim whose row is %s, reporting it",
   }
 });
 
+/**
+ * A take of k1 through `space` (where the other process, `theirs`, replaces the unreadable claim
+ * mid-take) finds it held elsewhere and reports nothing; `theirs` reported it once and holds it.
+ */
+async function expectLeftToThem(space: KeyValueSpace, theirs: ReturnType<typeof claimsOn>): Promise<void> {
+  const mine = claimsOn(space);
+  expect(await mine.claims.take("k1")).toBe("elsewhere");
+  expect(mine.reported).toEqual([]);
+  expect(theirs.reported).toHaveLength(1);
+  expect(await theirs.claims.take("k1")).toBe("won");
+}
+
 it("leaves an uncomparable unreadable claim another process replaced after the compare to that process", async () => {
   const store = await storeWithRow('{"value": {"owner": 42}}');
   try {
@@ -109,12 +121,7 @@ it("leaves an uncomparable unreadable claim another process replaced after the c
         return replaced;
       },
     });
-    const mine = claimsOn(space);
-
-    expect(await mine.claims.take("k1")).toBe("elsewhere");
-    expect(mine.reported).toEqual([]);
-    expect(theirs.reported).toHaveLength(1);
-    expect(await theirs.claims.take("k1")).toBe("won");
+    await expectLeftToThem(space, theirs);
   } finally {
     await store.close();
   }
@@ -135,13 +142,9 @@ it("leaves an unreadable claim another process replaced after the read to that p
         return read;
       },
     });
-    const mine = claimsOn(space);
     await inner.set("wake-claim:k1", { owner: 42 });
 
-    expect(await mine.claims.take("k1")).toBe("elsewhere");
-    expect(mine.reported).toEqual([]);
-    expect(theirs.reported).toHaveLength(1);
-    expect(await theirs.claims.take("k1")).toBe("won");
+    await expectLeftToThem(space, theirs);
   } finally {
     await store.close();
   }
