@@ -1,38 +1,35 @@
 import { link, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { callCategory } from "../../src/core/tool.js";
 import { createWebFetchTool } from "../../src/tools/web/web-fetch.js";
+import { type RecordingHttpServer, startRecordingHttpServer } from "../support/recording-http-server.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { collect, makeHarness, makeRequest, resultOf } from "../engine/helpers/harness.js";
 import { call, makeContext, tempDir } from "./support/tool-context.js";
 import { toolWorkspace } from "./support/tool-workspace.js";
 
 const hits: string[] = [];
-let server: http.Server;
-let port: number;
+let server: RecordingHttpServer;
+let port: string;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    hits.push(`${req.headers.host?.split(":")[0]}${req.url}`);
-    const url = new URL(req.url ?? "/", "http://local");
+  server = await startRecordingHttpServer((req, res) => {
+    hits.push(`${req.headers.host?.split(":")[0]}${req.path}`);
+    const url = new URL(req.path ?? "/", "http://local");
     if (url.pathname === "/redirect") {
       res.writeHead(302, { location: url.searchParams.get("to") ?? "/page" }).end();
       return;
     }
     res.writeHead(200, { "content-type": "text/plain" }).end("downloaded body");
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
+  port = new URL(server.url).port;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
 });
 
 let ws: string;
