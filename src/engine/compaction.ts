@@ -32,6 +32,7 @@
 import { type Attachment, isFileNote, isForwardedText, isSavedFile } from "../core/attachment.js";
 import { isAgentNote } from "../core/agent-note.js";
 import { oneLine } from "../core/one-line.js";
+import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
 import { type ConversationMessage, type TokenUsage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
 import { anchorHash, type CompactionState, type CompactionStatePort } from "./compaction-state.js";
@@ -91,7 +92,9 @@ export interface CompactionResult {
 export type Summariser = (transcript: string, signal: AbortSignal) => Promise<string>;
 
 function clip(text: string): string {
-  return text.length <= MESSAGE_CHARS ? text : `${text.slice(0, MESSAGE_CHARS)}… [${text.length} chars]`;
+  return text.length <= MESSAGE_CHARS
+    ? text
+    : `${text.slice(0, cutBeforeCharacter(text, MESSAGE_CHARS))}… [${text.length} chars]`;
 }
 
 /** Every line after the first indented: the text cannot start a line of its own in the transcript. */
@@ -201,7 +204,7 @@ export function transcriptChunks(
   for (const message of messages) {
     let text = renderMessage(message, requester);
     if (text.length > CHUNK_CHARS) {
-      text = `${text.slice(0, CHUNK_CHARS)}… [message cut: ${text.length} chars]`;
+      text = `${text.slice(0, cutBeforeCharacter(text, CHUNK_CHARS))}… [message cut: ${text.length} chars]`;
       cut = true;
     }
     if (current && current.length + CHUNK_SEPARATOR.length + text.length > CHUNK_CHARS) {

@@ -287,3 +287,24 @@ describe("context overflow", () => {
     expect(compactor.view(other)).toEqual({ summary: undefined, messages: other });
   });
 });
+
+describe("transcript cuts", () => {
+  it("cuts a long message before an emoji the limit would split", () => {
+    const content = `${"a".repeat(1_999)}😀b`;
+    expect(transcriptOf([{ role: "assistant", content }], ann)).toBe(
+      `[assistant] ${"a".repeat(1_999)}… [2002 chars]`,
+    );
+  });
+
+  it("cuts a message larger than a chunk between whole characters", () => {
+    for (const lead of ["", "x"]) {
+      const calls = Array.from({ length: 40 }, (_, i) => ({
+        id: `c${i}`,
+        type: "function" as const,
+        function: { name: "write_file", arguments: `${lead}${"😀".repeat(995)}` },
+      }));
+      const { chunks } = transcriptChunks([{ role: "assistant", content: null, tool_calls: calls }], ann);
+      expect(chunks[0]).toMatch(/😀… \[message cut: \d+ chars\]$/);
+    }
+  });
+});

@@ -100,6 +100,13 @@ describe("read_file", () => {
     expect(await call(tool(), { path: "empty.txt" })).toEqual({ ok: true, output: "empty.txt is empty." });
   });
 
+  it("cuts a long line before an emoji the limit would split", async () => {
+    await writeFile(path.join(ws, "emoji.txt"), `${"x".repeat(19)}😀y\n`);
+    expect((await call(tool(), { path: "emoji.txt" })).output).toBe(
+      `1\t${"x".repeat(19)}… [line cut, 3 more characters]`,
+    );
+  });
+
   it("refuses binary files (NUL bytes or invalid UTF-8)", async () => {
     await writeFile(path.join(ws, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
     await writeFile(path.join(ws, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
@@ -194,6 +201,12 @@ describe.each([
       "many.txt:3: hit 2",
     ]);
     expect(result.output).toMatch(/more matches not shown \(first 3 listed\)/);
+  });
+
+  it("cuts a long matching line before an emoji the limit would split", async () => {
+    await writeFile(path.join(ws, "emoji.txt"), `${"x".repeat(9)}😀 needle\n`);
+    const tool = createSearchFilesTool({ workspace, useRipgrep, maxLineChars: 10 });
+    expect((await call(tool, { pattern: "needle" })).output).toBe(`emoji.txt:1: ${"x".repeat(9)}…`);
   });
 
   it("refuses bad patterns and paths outside the workspace", async () => {

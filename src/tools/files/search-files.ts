@@ -7,6 +7,7 @@
  * The JS engine (with RE2JS and picomatch) loads the first time it is needed.
  */
 import { z } from "zod";
+import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import { openChecked } from "./anchored-fs.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
@@ -110,7 +111,9 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         const lines = await Promise.all(
           matches.slice(0, maxResults).map(async (match) => {
             const text =
-              match.text.length > maxLineChars ? `${match.text.slice(0, maxLineChars)}…` : match.text;
+              match.text.length > maxLineChars
+                ? `${match.text.slice(0, cutBeforeCharacter(match.text, maxLineChars))}…`
+                : match.text;
             return `${await paths.display(match.file)}:${match.line}: ${text}`;
           }),
         );
