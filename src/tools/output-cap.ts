@@ -3,6 +3,7 @@
  * left out, so the model sees the start (what happened) and the end (how it finished). Shared by
  * run_command, web_fetch, MCP results and anything else that can produce unbounded text.
  */
+import { cutBeforeCharacter, cutBetweenCharacters } from "../core/surrogate-pairs.js";
 
 /** Default cap for one tool result, in characters. */
 export const DEFAULT_TOOL_OUTPUT_CHARS = 30_000;
@@ -23,9 +24,9 @@ export function capOutput(
 ): string {
   if (text.length <= maxChars) return text;
   const headChars = Math.floor(maxChars * headShare);
-  const tailChars = maxChars - headChars;
-  const omitted = text.length - headChars - tailChars;
-  return text.slice(0, headChars) + omissionMarker(omitted) + (tailChars > 0 ? text.slice(-tailChars) : "");
+  const head = text.slice(0, cutBeforeCharacter(text, headChars));
+  const tail = text.slice(cutBetweenCharacters(text, text.length - (maxChars - headChars)));
+  return head + omissionMarker(text.length - head.length - tail.length) + tail;
 }
 
 /**
@@ -45,15 +46,18 @@ export class HeadTailBuffer {
 
   /** Append a chunk. */
   push(chunk: string): void {
-    this.total += chunk.length;
     let rest = chunk;
-    if (this.head.length < this.headChars) {
-      const room = this.headChars - this.head.length;
-      this.head += rest.slice(0, room);
-      rest = rest.slice(room);
+    if (this.head.length === this.total) {
+      // nothing has gone past the head yet
+      const end = cutBeforeCharacter(rest, this.headChars - this.head.length);
+      this.head += rest.slice(0, end);
+      rest = rest.slice(end);
     }
+    this.total += chunk.length;
     if (rest.length === 0 || this.tailChars <= 0) return;
-    this.tail = (this.tail + rest).slice(-this.tailChars);
+    const kept = this.tail + rest;
+    const room = this.tailChars + this.headChars - this.head.length; // with what a head cut left unused
+    this.tail = kept.slice(cutBetweenCharacters(kept, Math.max(0, kept.length - room)));
   }
 
   /** Characters received so far. */
