@@ -23,34 +23,23 @@ export async function startOrStop(channel: Startable, signal: AbortSignal | unde
   signal?.throwIfAborted();
   const started = channel.start();
   if (signal === undefined) return started;
-  // Whether the start connected, once it has settled: read right after the race below, whose
-  // handlers run after these.
-  let connected: boolean | undefined;
-  const settled = started.then(
-    () => {
-      connected = true;
-      return true;
-    },
-    () => {
-      connected = false;
-      return false;
-    },
+  const outcome = started.then(
+    () => "connected" as const,
+    () => "failed" as const,
   );
   let onAbort = (): void => undefined;
-  const abandoned = new Promise<void>((resolve) => {
-    onAbort = resolve;
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    onAbort = () => resolve("abandoned");
   });
   signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    await Promise.race([started, abandoned]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-  if (!signal.aborted) return;
-  // Abandoned: stopped once for what the start began — at once while it is under way (cutting it
-  // short), and again only if it connects all the same. A start that failed was undone by the channel.
-  if (connected !== false) await stopQuietly(channel);
-  if (connected === undefined && (await settled)) await stopQuietly(channel);
+  const first = await Promise.race([outcome, abandoned]);
+  signal.removeEventListener("abort", onAbort);
+  if (first === "connected") return;
+  if (first === "failed") return started;
+  // Abandoned: stopped at once (cutting the start short), and again only if it connects all the
+  // same. A start that failed was undone by the channel.
+  await stopQuietly(channel);
+  if ((await outcome) === "connected") await stopQuietly(channel);
   throw signal.reason;
 }
 
