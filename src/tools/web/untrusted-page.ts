@@ -16,8 +16,7 @@
  * out (the result is then the frame, longer than the cap).
  */
 import { randomBytes } from "node:crypto";
-import { cutBeforeCharacter, cutBetweenCharacters } from "../../core/surrogate-pairs.js";
-import { omissionMarker } from "../output-cap.js";
+import { capOutput, omissionMarker } from "../output-cap.js";
 import { urlFact } from "./response-facts.js";
 
 /** The marks' name; the note before the fence names it too. */
@@ -64,10 +63,7 @@ function cutToRoom(text: string, room: number): string {
   if (text.length <= room) return text;
   // The marker names at most text.length omitted characters: its length with that count bounds it.
   const kept = room - omissionMarker(text.length).length;
-  if (kept < 0) return "";
-  const head = cutBeforeCharacter(text, Math.floor(kept / 2));
-  const tail = cutBetweenCharacters(text, text.length - (kept - head));
-  return `${text.slice(0, head)}${omissionMarker(tail - head)}${text.slice(tail)}`;
+  return kept < 0 ? "" : capOutput(text, kept);
 }
 
 /**
