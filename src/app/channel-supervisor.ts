@@ -9,6 +9,7 @@
  */
 import { backoffMs } from "../core/backoff.js";
 import { messageOf, ServiceFailure } from "../core/failure.js";
+import { settlesWithin } from "../core/settles-within.js";
 import type { RunningChannel } from "./app-parts.js";
 
 export type ChannelState = "connecting" | "retrying" | "up" | "down" | "failed" | "stopped";
@@ -183,8 +184,7 @@ export class ChannelSupervisor {
           "check network access to the platform; Coworker retries",
         );
         const ended = pending.then((late) => late.close()).catch(() => undefined);
-        const settleLimit = new Promise<void>((settled) => setTimeout(settled, ms).unref());
-        void Promise.race([ended, settleLimit]).then(() => reject(failure));
+        void settlesWithin(ended, ms).then(() => reject(failure));
       }, this.options.attemptMs);
       timer.unref();
       pending.then(
