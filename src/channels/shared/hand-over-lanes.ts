@@ -61,9 +61,8 @@ import {
 
 // The lanes' parts' types the channels name, as the lanes give them.
 export type { LaneStopOptions } from "./lane-drain.js";
-export type { ClaimDrop, Redelivered, TellSender, Telling } from "./lane-drop-notes.js";
-export type { JobOptions, LaneJob, LaneSignal } from "./lane-jobs.js";
-export type { Positioned } from "./lane-stop-marks.js";
+export type { ClaimDrop, Telling } from "./lane-drop-notes.js";
+export type { LaneJob, LaneSignal } from "./lane-jobs.js";
 
 /** Messages one sender may have waiting for their files in one conversation. */
 export const LANE_MAX_WAITING = 20;
