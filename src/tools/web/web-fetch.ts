@@ -223,17 +223,15 @@ export function createWebFetchTool(options: WebFetchOptions) {
     const authorised = new Set([hostOf(start)]);
     for (let hop = 0; ; hop += 1) {
       const host = bareHostname(url);
-      if (from) {
-        // An address is checked without the network: one refused anyway is refused before anyone is asked.
-        checkAddressHost(host, hop, policy);
-        if (!(await mayFollow(url, hop, authorised, context)))
-          throw new UrlRefusedError(
-            `${urlFact(from)} redirected to ${urlFact(url)}, a host this call was not approved for; the redirect was not followed`,
-          );
-      }
-      const pinned = await timed(budget, context, (signal) =>
-        checkHost(host, hop, policy, options.resolver, signal),
-      );
+      // An address is checked without the network, once: one refused anyway is refused before anyone is asked.
+      const literal = checkAddressHost(host, hop, policy);
+      if (from && !(await mayFollow(url, hop, authorised, context)))
+        throw new UrlRefusedError(
+          `${urlFact(from)} redirected to ${urlFact(url)}, a host this call was not approved for; the redirect was not followed`,
+        );
+      const pinned =
+        literal ??
+        (await timed(budget, context, (signal) => checkHost(host, hop, policy, options.resolver, signal)));
       const target = url;
       const response = await timed(budget, context, (signal) =>
         pinnedGet(target, pinned, { signal, maxBytes, headers }),
