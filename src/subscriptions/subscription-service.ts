@@ -20,6 +20,7 @@
  * member of the watched channel; one who left it ends the subscription.
  */
 import { describeProblems } from "../core/schema-problems.js";
+import type { KeyValueSpace } from "../store/store.js";
 import { type CanonicalChannelsDeps, canonicaliseChannels } from "./canonical-channels.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
@@ -87,6 +88,8 @@ export class SubscriptionService {
   private constructor(
     private readonly registry: SubscriptionRegistry,
     private readonly options: SubscriptionServiceOptions,
+    /** The "subscriptions" space the registry reads, where the wake markers are too. */
+    subscriptions: KeyValueSpace,
   ) {
     const settings = options.settings ?? DEFAULT_SUBSCRIPTION_SETTINGS;
     this.settings = settings;
@@ -133,7 +136,7 @@ export class SubscriptionService {
       onError: this.onError,
     });
     this.rebuild = {
-      markers: options.store.space("subscriptions"),
+      markers: subscriptions,
       directories: this.directories,
       buffer: this.buffer,
       bufferMaxMessages: settings.bufferMaxMessages,
@@ -176,7 +179,7 @@ export class SubscriptionService {
           }
         : {}),
     });
-    service = new SubscriptionService(registry, options);
+    service = new SubscriptionService(registry, options, space);
     for (const directory of options.directories) await canonicaliseChannels(service.moves, directory);
     await rebuildPending(service.rebuild, registry.all());
     return service;
