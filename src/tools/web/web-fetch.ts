@@ -122,7 +122,14 @@ function redirectTarget(location: string, from: URL): URL {
   return url;
 }
 
-function mediaType(response: FetchedResponse): { type: string; charset: string | undefined } {
+/** A response's media type as its Content-Type header gives it, parsed once where the response arrives. */
+interface MediaType {
+  /** The type before any `;`, lower-cased; "" when the header is absent. */
+  type: string;
+  charset: string | undefined;
+}
+
+function mediaType(response: FetchedResponse): MediaType {
   const header = String(response.headers["content-type"] ?? "");
   const [type = "", ...params] = header.split(";").map((part) => part.trim());
   const charset = params
@@ -146,8 +153,8 @@ const TEXTUAL =
 /** Body → text for the model, or undefined when it is binary. */
 async function readableBody(
   response: FetchedResponse,
+  { type, charset }: MediaType,
 ): Promise<{ text: string; title?: string } | undefined> {
-  const { type, charset } = mediaType(response);
   if (type === "text/html" || type === "application/xhtml+xml") {
     const page = await htmlToMarkdown(decodeBody(response.body, charset));
     return page.title ? { text: page.markdown, title: page.title } : { text: page.markdown };
@@ -250,6 +257,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     savePath: string,
     url: URL,
     response: FetchedResponse,
+    media: MediaType,
     context: ToolContext,
   ): Promise<ToolResult> => {
     if (response.truncated) {
@@ -263,7 +271,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     if (refusal !== undefined) return fail(refusal);
     const replaced = await writeChecked(file, response.body);
     context.facts.downloadedFiles.add(file.absolute);
-    const type = mediaTypeFact(mediaType(response).type);
+    const type = mediaTypeFact(media.type);
     const note = replaced ? " (replacing the file that was there)" : "";
     return ok(
       `Saved ${response.body.length} bytes (${type}) from ${urlFact(url)} to ${file.display}${note}.`,
@@ -295,12 +303,13 @@ export function createWebFetchTool(options: WebFetchOptions) {
           if (refusal !== undefined) return fail(refusal);
         }
         const { url, response } = await fetchChecked(start, budget, context);
-        if (args.save_to !== undefined) return await save(paths, args.save_to, url, response, context);
-        const { type } = mediaType(response);
+        const media = mediaType(response);
+        if (args.save_to !== undefined) return await save(paths, args.save_to, url, response, media, context);
+        const { type } = media;
         // The status text, the type and the title are the server's words too: inside the fence.
         const status = `${response.status} ${response.statusText}`.trim();
         const lines = [`Status: ${status}${type ? ` · ${type}` : ""} · ${response.body.length} bytes`];
-        const readable = await readableBody(response);
+        const readable = await readableBody(response, media);
         if (readable?.title) lines.push(`Title: ${readable.title}`);
         const body =
           readable === undefined
