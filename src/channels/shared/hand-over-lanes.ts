@@ -156,7 +156,7 @@ export class HandOverLanes {
   constructor(private readonly options: HandOverLanesOptions) {
     this.jobs = new LaneJobs(options.maxWaiting, options.logger);
     this.marks = new LaneStopMarks(this.clock(), options.logger, options.stopMarks);
-    this.notes = new DropNotes(options.logger);
+    this.notes = new DropNotes(options.logger, droppedNote);
   }
 
   /**
@@ -219,12 +219,7 @@ export class HandOverLanes {
       { dropped: dropped.length },
       "hand-over lane cancelled by a stop taken elsewhere",
     );
-    const told = await this.notes.claimed(dropped);
-    if (told.length > 0)
-      await this.notes.tellStopped(
-        told.find((job) => job.tell !== undefined)?.tell,
-        droppedNote(told.length),
-      );
+    await this.notes.tellDropped(dropped);
   }
 
   /**
@@ -244,8 +239,7 @@ export class HandOverLanes {
   /** A job sent before a stop already taken: never run; its sender is told it was dropped (ClaimDrop). */
   private async droppedLate(options: JobOptions): Promise<void> {
     this.options.logger.info("hand-over dropped: its message was sent before a stop already taken");
-    if ((await this.notes.claimed([options])).length > 0)
-      await this.notes.tellStopped(options.tell, droppedNote(1));
+    await this.notes.tellDropped([options]);
   }
 
   private clock(): Clock {

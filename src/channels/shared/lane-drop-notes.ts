@@ -8,8 +8,8 @@
  * wins, or cannot be made (then telling is the safer error). The claims of one stop's drops are
  * made all at once, so answering a stop waits about one store round trip, not one per message. Kept
  * apart from the lanes: it holds what is said to whom, the lanes what is cancelled. The notes'
- * words (droppedNote, STOPPED_NOTE) are the lanes' and come in as text. A note that fails is
- * logged: nobody else can tell the sender.
+ * words are the lanes' and come in from them (droppedNote once, STOPPED_NOTE as text). A note
+ * that fails is logged: nobody else can tell the sender.
  */
 import type { Logger } from "pino";
 
@@ -60,7 +60,11 @@ export interface DropTally {
 
 /** Claims dropped messages and tells their senders (see module comment). */
 export class DropNotes {
-  constructor(private readonly logger: Logger) {}
+  /** `droppedNote`: the lanes' words for how many of a sender's messages their stop dropped. */
+  constructor(
+    private readonly logger: Logger,
+    private readonly droppedNote: (count: number) => string,
+  ) {}
 
   /**
    * Of `dropped`, those whose sender is told of them: each one's drop claimed (ClaimDrop), all the
@@ -71,10 +75,16 @@ export class DropNotes {
     return dropped.filter((_, index) => claims[index]);
   }
 
-  /** Tell a sender who stopped `text` (how many were dropped) through `tell`; a failure is logged. */
-  async tellStopped(tell: TellSender | undefined, text: string): Promise<void> {
+  /**
+   * Tell the sender whose stop dropped `dropped` how many of them were (droppedNote), once their
+   * drops are claimed, through the first one's way of telling that has one; nobody when none is
+   * claimed. Never rejects: a failed note is logged.
+   */
+  async tellDropped(dropped: readonly Dropped[]): Promise<void> {
+    const told = await this.claimed(dropped);
+    if (told.length === 0) return;
     try {
-      await tell?.(text);
+      await told.find((job) => job.tell !== undefined)?.tell?.(this.droppedNote(told.length));
     } catch (error) {
       this.logger.warn({ err: error }, "a sender who stopped could not be told what was dropped");
     }
