@@ -8,7 +8,6 @@
  * a frequent task's retries do not go on for ever. Apart from TaskRuns because this retry and
  * give-up policy is its own concern; TaskRuns hands it the runs that were not taken.
  */
-import { clip } from "../core/surrogate-pairs.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { Clock } from "../core/clock.js";
 import type { OccurrenceClaims } from "./occurrence-claims.js";
@@ -16,7 +15,7 @@ import { formatIn } from "./occurrences.js";
 import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
-import { dmOf, kindOf, zoneOf, LAST_RESULT_CHARS } from "./task-text.js";
+import { clipResult, dmOf, kindOf, zoneOf } from "./task-text.js";
 
 /** How long after a run the session layer could not take it is tried again. */
 export const RETRY_MS = 60_000;
@@ -64,7 +63,7 @@ export class NotTakenRuns {
             runs: before.runs,
             lastRunAt: before.lastRunAt,
             nextRunAt: before.nextRunAt,
-            lastResult: clip(`not started, trying again: ${reason}`, LAST_RESULT_CHARS),
+            lastResult: clipResult(`not started, trying again: ${reason}`),
             notTakenSince: new Date(since).toISOString(),
           })
         : undefined,
@@ -81,7 +80,7 @@ export class NotTakenRuns {
    */
   private async gaveUp(stored: ScheduledTask, sinceMs: number, last: boolean, reason: string): Promise<void> {
     const { registry, settings } = this.options;
-    const note = clip(`not started: ${reason}`, LAST_RESULT_CHARS);
+    const note = clipResult(`not started: ${reason}`);
     const window = Math.round(settings.catchUpMs / 60_000);
     const updated = await registry.update(stored.id, (current) =>
       unchanged(current, stored)
@@ -89,7 +88,7 @@ export class NotTakenRuns {
             ...current,
             status: "paused" as const,
             statusNote: note,
-            lastResult: clip(`paused, no run started in ${window} min: ${reason}`, LAST_RESULT_CHARS),
+            lastResult: clipResult(`paused, no run started in ${window} min: ${reason}`),
             notTakenSince: undefined,
           })
         : undefined,

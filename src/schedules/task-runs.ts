@@ -28,7 +28,7 @@ import { formatIn, type Missed, missedOccurrences, nextOccurrence } from "./occu
 import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
-import { dmOf, kindOf, runInput, zoneOf, LAST_RESULT_CHARS } from "./task-text.js";
+import { clipResult, dmOf, kindOf, runInput, zoneOf } from "./task-text.js";
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -286,9 +286,7 @@ export class TaskRuns {
   /** The run was left out (its previous one still waits): noted on the task, no failure counted. */
   private async notStarted(id: string, reason: string): Promise<void> {
     await this.registry.update(id, (current) =>
-      current.status === "active"
-        ? { ...current, lastResult: clip(`skipped: ${reason}`, LAST_RESULT_CHARS) }
-        : undefined,
+      current.status === "active" ? { ...current, lastResult: clipResult(`skipped: ${reason}`) } : undefined,
     );
     this.armStored(id);
   }

@@ -9,6 +9,7 @@
  * model reads, quotes it as written.
  */
 import { markdownLiteral } from "../core/person-text.js";
+import { clip } from "../core/surrogate-pairs.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
@@ -152,5 +153,10 @@ export function dmOf(task: ScheduledTask): ThreadTarget {
 /** "wake-up" or "task", as a notice names the task. */
 export const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "wake-up" : "task");
 
-/** The most characters a task's lastResult (and its statusNote) keeps: longer text is `clip`ped. */
-export const LAST_RESULT_CHARS = 200;
+/** The most characters a task's lastResult (and its statusNote) keeps. */
+const LAST_RESULT_CHARS = 200;
+
+/** A task's lastResult (or statusNote) as stored: `text` clipped to LAST_RESULT_CHARS. */
+export function clipResult(text: string): string {
+  return clip(text, LAST_RESULT_CHARS);
+}
