@@ -14,6 +14,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
+import { errorCode } from "../core/missing-file.js";
 import type { AuditRecord } from "../engine/audit-record.js";
 import { VERDICTS, type VerdictKind } from "../engine/reviewer/verdict.js";
 
@@ -118,7 +119,7 @@ export class ReviewerStats {
         if (parsed.success) this.observe(parsed.data as AuditRecord);
       }
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      if (errorCode(error) !== "ENOENT") throw error;
     }
   }
 

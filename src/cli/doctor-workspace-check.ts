@@ -6,6 +6,7 @@
  */
 import { access, constants, stat } from "node:fs/promises";
 import type { CoworkerConfig } from "../config/schema.js";
+import { errorCode } from "../core/missing-file.js";
 import type { DoctorCheck } from "./doctor.js";
 
 /** What is wrong with one workspace directory: it is missing, not a directory, or shut to this user. */
@@ -20,7 +21,7 @@ async function directoryProblem(path: string): Promise<DirectoryProblem | undefi
     await access(path, constants.R_OK | constants.W_OK);
     return undefined;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     return code === "ENOENT"
       ? { kind: "missing", text: `${path} does not exist` }
       : { kind: "other", text: `${path} is not readable and writable (${code ?? "error"})` };

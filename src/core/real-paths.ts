@@ -10,7 +10,7 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { readlink, realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { isMissing } from "./missing-file.js";
+import { errorCode, isMissing } from "./missing-file.js";
 
 /** How many links in a row are followed before resolving stops (the kernel's ELOOP limit). */
 export const MAX_LINK_HOPS = 40;
@@ -109,5 +109,5 @@ function* resolveSteps(path: string, bestEffort: boolean, hops: number): Generat
 }
 
 function isNotALink(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === "EINVAL";
+  return errorCode(error) === "EINVAL";
 }

@@ -1,6 +1,7 @@
 /**
  * Turns file-system failures into short, clear tool errors for the model (never a stack trace).
  */
+import { errorCode } from "../../core/missing-file.js";
 import { UnsafeFileError } from "./anchored-fs.js";
 import { CredentialFileError } from "./credential-paths.js";
 import { NotTextError } from "./text-file.js";
@@ -15,7 +16,7 @@ export function fileErrorMessage(error: unknown, shownPath: string): string {
     error instanceof UnsafeFileError
   )
     return error.message;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errorCode(error);
   switch (code) {
     case "ENOENT":
       return `${shownPath}: no such file or directory`;

@@ -11,6 +11,7 @@
  * the look at a name and the change to it.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, unlinkSync } from "node:fs";
+import { errorCode } from "../../core/missing-file.js";
 
 /** A placeholder this process made and the commands that cover it. */
 interface Placeholder {
@@ -41,7 +42,7 @@ export function holdPlaceholder(file: string): () => void {
     try {
       fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") return () => undefined;
+      if (errorCode(error) === "EEXIST") return () => undefined;
       throw error;
     }
     try {
