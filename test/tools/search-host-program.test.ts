@@ -43,7 +43,7 @@ describe("search_files and a ripgrep planted in the workspace", () => {
 });
 
 describe("hostProgram", () => {
-  it("looks in PATH's absolute entries only, and takes a name with a slash as given", async () => {
+  it("looks in PATH's absolute entries only, and takes a name with a slash as the service's path", async () => {
     await plantRipgrep();
     const real = await hostProgram("rg", realPath);
     expect(real).toMatch(/^\/.+\/rg$/);
@@ -51,6 +51,12 @@ describe("hostProgram", () => {
     expect(await hostProgram("rg", `.:${realPath}`)).toBe(real);
     expect(await hostProgram("rg", temp.dir)).toBe(path.join(temp.dir, "rg"));
     expect(await hostProgram("no-such-program-anywhere", realPath)).toBeUndefined();
-    expect(await hostProgram("./rg", "")).toBe("./rg");
+    expect(await hostProgram("./rg", "")).toBe(path.resolve("./rg"));
+  });
+
+  it("resolves a relative name with a slash against the service's working directory, not the child's", async () => {
+    const found = await hostProgram("bin/rg", "");
+    expect(found).toBe(path.join(process.cwd(), "bin", "rg"));
+    expect(path.isAbsolute(found ?? "")).toBe(true);
   });
 });
