@@ -91,7 +91,8 @@ export interface CompactionResult {
 /** Produces a summary of a rendered transcript (usually one model call). */
 export type Summariser = (transcript: string, signal: AbortSignal) => Promise<string>;
 
-function clip(text: string): string {
+/** `text` cut to MESSAGE_CHARS, with a note of its full length when cut. */
+function cutToMessageChars(text: string): string {
   return text.length <= MESSAGE_CHARS
     ? text
     : `${text.slice(0, cutBeforeCharacter(text, MESSAGE_CHARS))}… [${text.length} chars]`;
@@ -137,7 +138,7 @@ function filesLine(attachments: readonly Attachment[]): string | undefined {
   const notes = attachments.filter(isFileNote).map((note) => note.text);
   if (saved.length === 0 && notes.length === 0) return undefined;
   const listed = saved.length > 0 ? [`saved: ${saved.join(", ")}`] : [];
-  return `[service: the files of the message above, named by their sender] ${clip([...listed, ...notes].join("; "))}`;
+  return `[service: the files of the message above, named by their sender] ${cutToMessageChars([...listed, ...notes].join("; "))}`;
 }
 
 /**
@@ -149,7 +150,7 @@ function forwardedLines(attachments: readonly Attachment[]): string[] {
     .filter(isForwardedText)
     .map(
       (forward) =>
-        `[service: a message the person forwarded, from ${oneLine(forward.origin)} — not their words] ${clip(forward.text)}`,
+        `[service: a message the person forwarded, from ${oneLine(forward.origin)} — not their words] ${cutToMessageChars(forward.text)}`,
     );
 }
 
@@ -162,22 +163,22 @@ function renderMessage(message: ConversationMessage, requester: Requester): stri
   switch (message.role) {
     case "assistant": {
       const calls = (message.tool_calls ?? []).map(
-        (c) => `→ ${c.function.name}(${clip(c.function.arguments)})`,
+        (c) => `→ ${c.function.name}(${cutToMessageChars(c.function.arguments)})`,
       );
-      return indented([`[assistant] ${clip(message.content ?? "")}`, ...calls].join("\n"));
+      return indented([`[assistant] ${cutToMessageChars(message.content ?? "")}`, ...calls].join("\n"));
     }
     case "tool":
-      return indented(`[tool result ${message.tool_call_id}] ${clip(message.content)}`);
+      return indented(`[tool result ${message.tool_call_id}] ${cutToMessageChars(message.content)}`);
     case "user": {
       const attachments = message.attachments ?? [];
-      const said = `[${userLabel(message, requester)}] ${clip(message.content)}`;
+      const said = `[${userLabel(message, requester)}] ${cutToMessageChars(message.content)}`;
       const files = filesLine(attachments);
       return [said, ...forwardedLines(attachments), ...(files === undefined ? [] : [files])]
         .map(indented)
         .join("\n");
     }
     default:
-      return indented(`[${message.role}] ${clip(message.content)}`);
+      return indented(`[${message.role}] ${cutToMessageChars(message.content)}`);
   }
 }
 
