@@ -144,26 +144,25 @@ export class SessionRecords {
     const entries: SpaceEntry[] = [{ key, value }];
     const introduced = this.unstored.get(record.key) === id;
     if (introduced) entries.push({ key: `key:${record.key}`, value: id });
+    let leaves = false;
+    let written: Promise<void>;
     if (hasPendingWork(record)) {
       ids.add(id);
       this.leaving.delete(id);
-      if (this.indexed.has(id)) await setAll(this.space, entries);
+      if (this.indexed.has(id)) written = setAll(this.space, entries);
       else {
         for (const entry of entries) this.joined.set(entry.key, entry.value);
-        await this.saveIndex();
+        written = this.saveIndex();
       }
-      this.forget(record);
-      return;
+    } else {
+      ids.delete(id);
+      leaves = this.indexed.has(id);
+      if (leaves) this.leaving.add(id);
+      written = setAll(this.space, entries);
     }
-    ids.delete(id);
-    if (!this.indexed.has(id)) {
-      await setAll(this.space, entries);
-      this.forget(record);
-      return;
-    }
-    this.leaving.add(id);
-    await setAll(this.space, entries);
+    await written;
     this.forget(record);
+    if (!leaves) return;
     this.leaving.delete(id);
     this.dropStaleEntriesSoon(ids);
   }
