@@ -98,10 +98,6 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
       let plan = context.checkedPreview && planned.get(context.checkedPreview);
       try {
         plan ??= await planSave(paths, args);
-      } catch (error) {
-        return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      try {
         await writeSkill(paths, plan, hooks.logger);
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
