@@ -29,7 +29,7 @@ import {
 const RECENT_IDS = 256;
 
 /** A channel's buffer as this process knows it: what a write starts from and a read reads first. */
-export interface ChannelState extends BatchStart {
+interface ChannelState extends BatchStart {
   /** The head as stored, handed back to the store to write over it only if unchanged. */
   readonly stored: unknown;
   /** Shared only: `stored` as JSON, made once, compared with the head stored now to reuse this state. */
@@ -45,7 +45,7 @@ interface PageRead {
 }
 
 /** A channel's state as loaded, with the pages it lists that were found gone, not yet told expired or replaced. */
-export interface Loaded {
+interface Loaded {
   readonly state: ChannelState;
   readonly gone: readonly PageInfo[];
 }
