@@ -3,18 +3,23 @@
  * name, source and description, the instructions, and the files beside it — as workspace paths
  * for `read_file` when the skill lives in the workspace, else as names to pass to `load_skill`.
  * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them or in
- * the description just above is neutralised (its `<` written `&lt;`), so neither can close or open
- * a frame and speak outside it. The description is one line (core/one-line.ts clipLine), and a file
+ * the description just above is neutralised (its `<` written `&lt;`), in any form a reader might
+ * take for one (core/frame-marks.ts: fullwidth `＜`, invisible characters inside, any case), so
+ * neither can close or open a frame and speak outside it. The description is one line (core/one-line.ts clipLine), and a file
  * whose name holds a line break or another control character (core/one-line.ts) is left out of
  * the list, so neither can add lines of their own outside the frame.
  */
 import path from "node:path";
+import { markLike, neutraliseMarks } from "../core/frame-marks.js";
 import { clipLine, oneLine } from "../core/one-line.js";
 import { type Skill, sourceLabel } from "./skill.js";
 
-/** `text` with every `<skill-instructions` or `</skill-instructions` tag made inert. */
+/** A `<skill-instructions` or `</skill-instructions` tag as text might write it (core/frame-marks.ts). */
+const FRAME_TAG = markLike("skill-instructions");
+
+/** `text` with every frame tag made inert. */
 function neutralisedFrameTags(text: string): string {
-  return text.replace(/<(\s*\/?\s*skill-instructions)/gi, "&lt;$1");
+  return neutraliseMarks(text, FRAME_TAG);
 }
 
 /** A skill's description on one line, its frame tags made inert. */

@@ -5,43 +5,23 @@
  * — as channel content does (subscriptions/channel-content-format.ts). The fence is a pair of
  * marks carrying a tag drawn at random for each call, which a page cannot know. As a second guard,
  * every mark-like text in the page is neutralised, its `<` written `&lt;`, so a page can neither
- * close the fence early nor open one of its own in a form a reader might take for a mark.
- * Mark-like is `<`, `＜` or `﹤`, an optional `/` or `／`, the three words joined by `_`, `-`,
- * spaces or nothing, in any case (long ſ is an s), with invisible characters (Unicode format
- * characters — zero-width spaces, soft hyphens, bidi controls — and NUL) anywhere in it. The
- * page's own invisible characters elsewhere stay: joiners belong to emoji and to scripts.
+ * close the fence early nor open one of its own in a form a reader might take for a mark
+ * (core/frame-marks.ts says which forms).
  * The frame counts toward the output cap: the page's text — its omission marker included — is cut
  * to what is left of it, and the marks and the note around them are never cut. A cap smaller than
  * the frame alone leaves no room for the page: the frame is kept whole and the page's text is left
  * out (the result is then the frame, longer than the cap).
  */
 import { randomBytes } from "node:crypto";
+import { markLike, neutraliseMarks } from "../../core/frame-marks.js";
 import { capOutput, omissionMarker } from "../output-cap.js";
 import { urlFact } from "./response-facts.js";
 
 /** The marks' name; the note before the fence names it too. */
 const MARK = "untrusted_web_content";
 
-/** Invisible characters a page may hide inside a mark: format characters, and NUL. */
-const INVISIBLE = "[\\p{Cf}\\0]*";
-
-/** `word` with any invisible characters between its letters. */
-const spelled = (word: string): string => [...word].join(INVISIBLE);
-
-/** What may come between the mark's parts: spaces and invisible characters (one class, so a run is tried once). */
-const GAP = "[\\s\\p{Cf}\\0]*";
-
-/** What may join the mark's three words. */
-const JOIN = "[-_\\s\\p{Cf}\\0]*";
-
-/**
- * A mark's start as a page might write it (see the header). Each run between fixed characters is
- * one character class, so it is tried once and the match runs in linear time.
- */
-const MARK_LIKE = new RegExp(
-  `[<＜﹤](${GAP}(?:[/／]${GAP})?${spelled("untrusted")}${JOIN}${spelled("web")}${JOIN}${spelled("content")})`,
-  "giu",
-);
+/** A mark's start as a page might write it (core/frame-marks.ts). */
+const MARK_LIKE = markLike(MARK);
 
 /** What a fetch returns to the model. */
 export interface FetchReport {
@@ -85,6 +65,6 @@ export function fencedPage(report: FetchReport, maxChars: number): string {
   const after = `\n</${MARK} tag="${tag}">${report.trailer === "" ? "" : `\n${report.trailer}`}`;
   const room = Math.max(0, maxChars - before.length - after.length);
   // Neutralised before the cut: a cut joins its head and tail at a line of its own, so it makes no new mark.
-  const content = cutToRoom(report.content.replace(MARK_LIKE, "&lt;$1"), room);
+  const content = cutToRoom(neutraliseMarks(report.content, MARK_LIKE), room);
   return `${before}${content}${after}`;
 }
