@@ -45,7 +45,7 @@ import {
   sentAtOf,
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
-import { SlackLanes } from "./slack-lanes.js";
+import { isStop, SlackLanes } from "./slack-lanes.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import { ORDER_FULL, SlackThreadOrder } from "./slack-thread-order.js";
 import { slackThreadTarget } from "./slack-thread-target.js";
@@ -168,7 +168,7 @@ export class SlackInbound {
     const command = event.files?.length
       ? undefined
       : parseTextCommand(messageText(event, this.deps.bot.userId));
-    const stop = command?.ok === true && command.command.name === "stop";
+    const stop = isStop(command);
     let refusing: Promise<void> | undefined;
     const work = async () => {
       if (this.claimed.get(postKey)) return;

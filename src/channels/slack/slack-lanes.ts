@@ -74,6 +74,11 @@ export interface LaneMessage {
   readonly claimDrop: ClaimDrop;
 }
 
+/** Whether `command` is the sender's typed "stop", which cancels their lane and passes their thread's order. */
+export function isStop(command: ParsedCommand | undefined): boolean {
+  return command?.ok === true && command.command.name === "stop";
+}
+
 /**
  * Slack's side of the hand-over lanes: each sender's messages, commands and stops in a thread go
  * through their lane in the order sent (see the module header).
@@ -105,8 +110,7 @@ export class SlackLanes {
 
   /** Route `message` through its sender's lane (see module comment); "full" when the lane did not take it. */
   route(message: LaneMessage): Promise<Routed> {
-    const { command } = message;
-    if (command?.ok && command.command.name === "stop") return this.typedStop(message);
+    if (isStop(message.command)) return this.typedStop(message);
     return this.lanes.route(laneKey(message.target, message.author), this.entryOf(message));
   }
 
