@@ -17,10 +17,15 @@ export function oneLine(text: string): string {
   return text.replace(NOT_ONE_LINE, " ");
 }
 
+/** `text` on one line (`oneLine`) with its white space folded: each run one space, none at the ends. */
+export function foldedLine(text: string): string {
+  return oneLine(text).replace(/\s+/g, " ").trim();
+}
+
 /**
- * `text` on one line (`oneLine`, then white space folded) of at most `max` characters, ending in
- * "…" when cut (`clip`: "" when `max` <= 0).
+ * `text` on one line (`foldedLine`) of at most `max` characters, ending in "…" when cut (`clip`:
+ * "" when `max` <= 0).
  */
 export function clipLine(text: string, max: number): string {
-  return clip(oneLine(text).replace(/\s+/g, " ").trim(), max);
+  return clip(foldedLine(text), max);
 }

@@ -5,13 +5,13 @@
  * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them or in
  * the description just above is neutralised (its `<` written `&lt;`), in any form a reader might
  * take for one (core/frame-marks.ts: fullwidth `＜`, invisible characters inside, any case), so
- * neither can close or open a frame and speak outside it. The description is one line (core/one-line.ts clipLine), and a file
- * whose name holds a line break or another control character (core/one-line.ts) is left out of
+ * neither can close or open a frame and speak outside it. The description is one line
+ * (core/one-line.ts foldedLine), and a file whose name holds a line break or another control character (core/one-line.ts) is left out of
  * the list, so neither can add lines of their own outside the frame.
  */
 import path from "node:path";
 import { markLike, neutraliseMarks } from "../core/frame-marks.js";
-import { clipLine, oneLine } from "../core/one-line.js";
+import { foldedLine, oneLine } from "../core/one-line.js";
 import { type Skill, sourceLabel } from "./skill.js";
 
 /** A `<skill-instructions` or `</skill-instructions` tag as text might write it (core/frame-marks.ts). */
@@ -24,7 +24,7 @@ function neutralisedFrameTags(text: string): string {
 
 /** A skill's description on one line, its frame tags made inert. */
 function shownDescription(description: string): string {
-  return neutralisedFrameTags(clipLine(description, Number.POSITIVE_INFINITY));
+  return neutralisedFrameTags(foldedLine(description));
 }
 
 /** The full text of a loaded skill. */
