@@ -6,8 +6,9 @@
  * the description just above is neutralised (its `<` written `&lt;`), in any form a reader might
  * take for one (core/frame-marks.ts: fullwidth `＜`, invisible characters inside, any case), so
  * neither can close or open a frame and speak outside it. The description is one line
- * (core/one-line.ts foldedLine), and a file whose name holds a line break or another control character (core/one-line.ts) is left out of
- * the list, so neither can add lines of their own outside the frame.
+ * (core/one-line.ts foldedLine), and a file whose name holds a line break or another control
+ * character (core/one-line.ts) is left out of the list, so neither can add lines of their own
+ * outside the frame.
  */
 import path from "node:path";
 import { markLike, neutraliseMarks } from "../core/frame-marks.js";
