@@ -161,10 +161,11 @@ export class HandOverLanes {
 
   /**
    * Queue `job` behind the earlier jobs of lane `key`; resolves once it has run (or was
-   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
+   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs. Its
+   * sender's stop drops it (never keptByStop: an album is a message).
    */
-  enqueue(key: string, job: LaneJob, options: JobOptions = {}): Promise<void> | undefined {
-    return this.queue(key, job, jobOptionsOf(options, options.keptByStop ?? false));
+  enqueue(key: string, job: LaneJob, options: Partial<Telling> & Positioned = {}): Promise<void> | undefined {
+    return this.queue(key, job, jobOptionsOf(options, false));
   }
 
   /** `enqueue` with its options in the lanes' one shape (jobOptionsOf). */
