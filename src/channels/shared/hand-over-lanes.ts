@@ -51,13 +51,7 @@ import { answeredAtOnce, keptByStop } from "./lane-command-rules.js";
 import { drainLanes, type LaneStopOptions } from "./lane-drain.js";
 import { DropNotes, type Telling } from "./lane-drop-notes.js";
 import { type JobOptions, jobOptionsOf, type LaneJob, LaneJobs, type LaneSignal } from "./lane-jobs.js";
-import {
-  type LanePosition,
-  LaneStopMarks,
-  type Positioned,
-  type StopMarkLimits,
-  sentBefore,
-} from "./lane-stop-marks.js";
+import { type LanePosition, LaneStopMarks, type Positioned, sentBefore } from "./lane-stop-marks.js";
 
 // The lanes' parts' types the channels name, as the lanes give them.
 export type { LaneStopOptions } from "./lane-drain.js";
@@ -143,8 +137,6 @@ export interface HandOverLanesOptions {
   readonly stop?: LaneStopOptions | undefined;
   /** Several processes on one store: where a sender's stop is announced to the others. */
   readonly stopsElsewhere?: StopsElsewhere | undefined;
-  /** How long, and for how many lanes, stops' marks are kept (lane-stop-marks.ts); the defaults by default. */
-  readonly stopMarks?: StopMarkLimits | undefined;
 }
 
 /** Per-sender ordered hand-over (see module comment). */
@@ -155,7 +147,7 @@ export class HandOverLanes {
 
   constructor(private readonly options: HandOverLanesOptions) {
     this.jobs = new LaneJobs(options.maxWaiting, options.logger);
-    this.marks = new LaneStopMarks(this.clock(), options.logger, options.stopMarks);
+    this.marks = new LaneStopMarks(this.clock(), options.logger);
     this.notes = new DropNotes(options.logger, droppedNote);
   }
 

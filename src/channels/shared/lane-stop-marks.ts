@@ -2,9 +2,9 @@
  * Lane stop marks: where each hand-over lane's last stop went through (hand-over-lanes.ts). With
  * several processes, a stop names its position (where the stop message stands in the sender's
  * stream on the platform; see LanePosition) and cancels only what was sent before it. The lane then
- * keeps a "stopped through" mark, for a while (StopMarkLimits markMs), so a message sent before the
+ * keeps a "stopped through" mark, for a while (MARK_MS), so a message sent before the
  * stop that reaches a process only after it (a lagging process, a platform's redelivery) is dropped
- * as it comes (`late`). Marks are bounded (StopMarkLimits maxMarks live lanes), expired marks
+ * as it comes (`late`). Marks are bounded (MAX_MARKS live lanes), expired marks
  * forgotten first, and past that a new lane's mark is not kept (logged) rather than forget another
  * lane's live one. A job or
  * stop without a position (a channel that gives none, an older process's announcement) is treated
@@ -28,27 +28,18 @@ export interface Positioned {
   readonly position?: LanePosition | undefined;
 }
 
-/** How long a lane remembers the position a stop went through, unless told otherwise: 10 minutes. */
-const DEFAULT_MARK_MS = 10 * 60_000;
+/** How long a lane remembers the position a stop went through: 10 minutes. */
+const MARK_MS = 10 * 60_000;
 
-/** How many lanes' stop marks are kept at most, unless told otherwise. */
-const DEFAULT_MAX_MARKS = 10_000;
-
-/** The bounds of the lanes' stop marks (see module comment); production uses the defaults. */
-export interface StopMarkLimits {
-  /** How long a lane remembers the position a stop went through: 10 minutes by default. */
-  readonly markMs?: number | undefined;
-  /**
-   * How many lanes' stop marks are kept at most: 10 000 by default. Expired marks are forgotten
-   * first; when that many are still live, a new lane's mark is not kept (logged), and no live mark
-   * is ever forgotten for it. A mark missing lets a late earlier message of its lane through, as
-   * before marks existed; forgetting the oldest live mark instead would let one sender's flood of
-   * stops (in Slack each top-level "@bot stop" is a lane of its own) take other people's marks
-   * away. Refusing keeps every mark made, and a flood leaves only the stops made while it lasts
-   * without one, for at most `markMs`.
-   */
-  readonly maxMarks?: number | undefined;
-}
+/**
+ * How many lanes' stop marks are kept at most. Expired marks are forgotten first; when that many
+ * are still live, a new lane's mark is not kept (logged), and no live mark is ever forgotten for
+ * it. A mark missing lets a late earlier message of its lane through, as before marks existed;
+ * forgetting the oldest live mark instead would let one sender's flood of stops (in Slack each
+ * top-level "@bot stop" is a lane of its own) take other people's marks away. Refusing keeps every
+ * mark made, and a flood leaves only the stops made while it lasts without one, for at most MARK_MS.
+ */
+const MAX_MARKS = 10_000;
 
 /** Whether a job at `job` was sent before a stop at `stop`: yes whenever either is unknown (the stop wins). */
 export function sentBefore(job: LanePosition | undefined, stop: LanePosition | undefined): boolean {
@@ -65,22 +56,16 @@ interface StopMark {
 export class LaneStopMarks {
   /** Per lane, the position its last stop went through; soonest to expire first. */
   private readonly marks = new Map<string, StopMark>();
-  private readonly markMs: number;
-  private readonly maxMarks: number;
 
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
-    limits: StopMarkLimits = {},
-  ) {
-    this.markMs = limits.markMs ?? DEFAULT_MARK_MS;
-    this.maxMarks = limits.maxMarks ?? DEFAULT_MAX_MARKS;
-  }
+  ) {}
 
   /**
-   * Remember that lane `key` was stopped through `position`, for `markMs`, among `maxMarks` lanes
+   * Remember that lane `key` was stopped through `position`, for MARK_MS, among MAX_MARKS lanes
    * at most: expired marks are forgotten first, and a new lane's mark is not kept when that many
-   * are live (see StopMarkLimits); a lane's own mark is always refreshed.
+   * are live (see MAX_MARKS); a lane's own mark is always refreshed.
    */
   mark(key: string, position: LanePosition): void {
     const now = this.clock.now();
@@ -91,14 +76,14 @@ export class LaneStopMarks {
       if (mark.until > now) break;
       this.marks.delete(oldest);
     }
-    if (this.marks.size >= this.maxMarks) {
+    if (this.marks.size >= MAX_MARKS) {
       this.logger.warn(
         { marks: this.marks.size },
         "too many lanes stopped lately: this stop keeps no mark, so a message sent before it that comes late is not dropped",
       );
       return;
     }
-    this.marks.set(key, { through, until: now + this.markMs });
+    this.marks.set(key, { through, until: now + MARK_MS });
   }
 
   /** Whether a job at `position` of lane `key` was sent before a stop already taken there (its mark live). */

@@ -463,9 +463,9 @@ describe("HandOverLanes", () => {
     expect(seen).not.toContain("bob's new");
   });
 
-  /** How many lanes' stop marks markedLanes keep, and for how long. */
-  const MAX_MARKS = 3;
-  const MARK_MS = 60_000;
+  /** How many lanes' stop marks the lanes keep, and for how long (lane-stop-marks.ts). */
+  const MAX_MARKS = 10_000;
+  const MARK_MS = 10 * 60_000;
 
   /** Lanes reading time from `now`, their warnings as written, and what a message sent at 100 meets. */
   function markedLanes(now: () => number = () => 0) {
@@ -475,7 +475,6 @@ describe("HandOverLanes", () => {
       maxWaiting: 5,
       logger,
       stop: { clock: { ...manualClock(), now } },
-      stopMarks: { markMs: MARK_MS, maxMarks: MAX_MARKS },
     });
     const told: string[] = [];
     /** Whether a message sent at 100 in lane `key` is handed over; its sender's notes go to `told`. */
