@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   clip,
+  clipWithMarker,
   cutBeforeCharacter,
   cutBetweenCharacters,
   splitsSurrogatePair,
@@ -52,5 +53,35 @@ describe("clip", () => {
     expect(clip("😀", 1)).toBe("…");
     expect(clip("abc", 0)).toBe("");
     expect(clip("abc", -3)).toBe("");
+  });
+});
+
+describe("clipWithMarker", () => {
+  const counted = (dropped: number) => `… [${dropped} more]`;
+
+  it("leaves text of `keep` characters (or fewer) whole, with no marker", () => {
+    expect(clipWithMarker("abcde", 5, counted)).toBe("abcde");
+    expect(clipWithMarker("abc", 5, counted)).toBe("abc");
+    expect(clipWithMarker("", 0, counted)).toBe("");
+    expect(clipWithMarker("", -1, counted)).toBe("");
+  });
+
+  it("keeps `keep` characters of longer text and adds the marker on top, told what was left off", () => {
+    expect(clipWithMarker("abcdefgh", 5, counted)).toBe("abcde… [3 more]");
+    expect(clipWithMarker("abcdef", 5, () => "")).toBe("abcde");
+  });
+
+  it("never splits an emoji straddling the cut: it leaves the whole character off and counts it as dropped", () => {
+    // The cut at 4 falls between the emoji's halves: only "abc" is kept, 5 units dropped.
+    expect(clipWithMarker("abc😀def", 4, counted)).toBe("abc… [5 more]");
+    // A cut just after the emoji keeps it.
+    expect(clipWithMarker("abc😀def", 5, counted)).toBe("abc😀… [3 more]");
+    expect(clipWithMarker("😀😀", 1, counted)).toBe("… [4 more]");
+  });
+
+  it("keeps nothing but the marker at keep 0 or below, counting the whole text as dropped", () => {
+    expect(clipWithMarker("abc", 0, counted)).toBe("… [3 more]");
+    expect(clipWithMarker("abc", -3, counted)).toBe("… [3 more]");
+    expect(clipWithMarker("😀", -1, counted)).toBe("… [2 more]");
   });
 });
