@@ -5,16 +5,21 @@ export type Raced<T> = { readonly aborted: false; readonly value: T } | { readon
 const ABORTED: Raced<never> = Object.freeze({ aborted: true });
 
 /**
- * The promise's outcome as a Raced value: its value, or `{aborted: true}` when it rejects after
- * `signal` aborted (the work was abandoned); a rejection before the abort is passed on.
+ * Settle `resolve`/`reject` with the promise's outcome as a Raced value: its value, or
+ * `{aborted: true}` when it rejects after `signal` aborted (the work was abandoned); a rejection
+ * before the abort is passed on. The one place that knows how an outcome settles. It takes the
+ * caller's own resolvers instead of returning a promise, so a caller that already builds one
+ * promise per read (a model's stream of many events) makes no second one.
  */
-function outcomeOf<T>(promise: Promise<T>, signal: AbortSignal): Promise<Raced<T>> {
-  return promise.then(
-    (value): Raced<T> => ({ aborted: false, value }),
-    (error: unknown) => {
-      if (signal.aborted) return ABORTED;
-      throw error;
-    },
+function settleOutcome<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  resolve: (raced: Raced<T>) => void,
+  reject: (error: unknown) => void,
+): void {
+  promise.then(
+    (value) => resolve({ aborted: false, value }),
+    (error: unknown) => (signal.aborted ? resolve(ABORTED) : reject(error)),
   );
 }
 
@@ -23,17 +28,23 @@ function outcomeOf<T>(promise: Promise<T>, signal: AbortSignal): Promise<Raced<T
  * of the promise after the abort is swallowed (the work was abandoned).
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<Raced<T>> {
-  const outcome = outcomeOf(promise, signal);
-  if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise<Raced<T>>((resolve, reject) => {
+    if (signal.aborted) {
+      resolve(ABORTED);
+      // Still watch the promise, so its later rejection is swallowed rather than unhandled.
+      settleOutcome(promise, signal, resolve, reject);
+      return;
+    }
     const onAbort = () => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
-    outcome.then(
+    settleOutcome(
+      promise,
+      signal,
       (raced) => {
         signal.removeEventListener("abort", onAbort);
         resolve(raced);
       },
-      (error: unknown) => {
+      (error) => {
         signal.removeEventListener("abort", onAbort);
         reject(error);
       },
@@ -62,10 +73,7 @@ export function abortableReader<T>(source: AsyncIterator<T>, signal: AbortSignal
     next() {
       return new Promise((resolve, reject) => {
         wake = resolve;
-        source.next().then(
-          (value) => resolve({ aborted: false, value }),
-          (error: unknown) => (signal.aborted ? resolve(ABORTED) : reject(error)),
-        );
+        settleOutcome(source.next(), signal, resolve, reject);
         if (signal.aborted) resolve(ABORTED);
       });
     },

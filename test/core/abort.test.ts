@@ -1,11 +1,11 @@
 /**
- * Reading a model's stream against the turn's abort signal: every result passes until the abort,
- * which ends the read at once even while the source is still working; one listener serves the
- * whole read, and a failure after the abort is no one's error.
+ * Racing work against the turn's abort signal: a single promise (raceAbort) or a model's stream
+ * (abortableReader). Every result passes until the abort, which ends the wait at once even while
+ * the work goes on; listeners are not left behind, and a failure after the abort is no one's error.
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { abortableReader } from "../../src/core/abort.js";
+import { abortableReader, raceAbort } from "../../src/core/abort.js";
 
 /** An iterator whose results the test settles by hand, in order. */
 function manualSource<T>() {
@@ -15,6 +15,59 @@ function manualSource<T>() {
   };
   return { iterator, pending };
 }
+
+/** A promise the test settles by hand. */
+function manualPromise<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe("raceAbort", () => {
+  it("settles with the value and removes its abort listener", async () => {
+    const controller = new AbortController();
+    const work = manualPromise<string>();
+    const raced = raceAbort(work.promise, controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    work.resolve("done");
+    expect(await raced).toEqual({ aborted: false, value: "done" });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("ends at the abort while the work goes on, and swallows the work's later failure", async () => {
+    const controller = new AbortController();
+    const work = manualPromise<string>();
+    const raced = raceAbort(work.promise, controller.signal);
+    controller.abort();
+    expect(await raced).toEqual({ aborted: true });
+    work.reject(new Error("socket closed after the abort"));
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  it("answers an already aborted signal at once, without a listener, and swallows the later failure", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const work = manualPromise<string>();
+    const listen = vi.spyOn(controller.signal, "addEventListener");
+    expect(await raceAbort(work.promise, controller.signal)).toEqual({ aborted: true });
+    expect(listen).not.toHaveBeenCalled();
+    work.reject(new Error("failed after the abort"));
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  it("passes a failure that came before any abort and removes its abort listener", async () => {
+    const controller = new AbortController();
+    const work = manualPromise<string>();
+    const raced = raceAbort(work.promise, controller.signal);
+    work.reject(new Error("lookup failed"));
+    await expect(raced).rejects.toThrow("lookup failed");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+});
 
 describe("abortableReader", () => {
   it("passes every result through with one abort listener for the whole read", async () => {
