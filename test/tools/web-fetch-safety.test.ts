@@ -66,7 +66,7 @@ describe("web_fetch save_to is a write", () => {
     const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
     const context = {
       mode: "interactive" as const,
-      grants: new GrantSet([{ kind: "domain", domain: "a.test" }]),
+      grants: new GrantSet([{ kind: "domain", domain: `a.test:${port}` }]),
       facts: { downloadedFiles: new Set<string>() },
       provenance: { kind: "user" as const },
     };
@@ -193,7 +193,7 @@ describe("web_fetch checks every redirect hop's host", () => {
         toolStep(["f2", "fetch_web", { url }]),
         textStep("done"),
       ],
-      grants: [{ kind: "domain", domain: "granted.test" }],
+      grants: [{ kind: "domain", domain: `granted.test:${port}` }],
       extraTools: [tool],
     });
     const turn = collect(h.engine.run(makeRequest({ mode: "interactive" })));
@@ -210,7 +210,7 @@ describe("web_fetch checks every redirect hop's host", () => {
     await turn;
     expect(resultOf(h.history.messages, "f1")).toMatch(/a host this call was not approved for/);
     expect(resultOf(h.history.messages, "f2")).toMatch(/downloaded body/);
-    expect(h.grants.hasDomain("elsewhere.test")).toBe(true);
+    expect(h.grants.hasDomain(`elsewhere.test:${port}`)).toBe(true);
     expect(hits.filter((hit) => hit.startsWith("elsewhere.test"))).toEqual(["elsewhere.test/page"]);
   });
 });

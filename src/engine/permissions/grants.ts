@@ -183,7 +183,10 @@ export class GrantSet {
     return this.grants.some((g) => g.kind === "command" && g.command === wanted);
   }
 
-  /** Whether requests to this host are always allowed (exact host match). */
+  /**
+   * Whether requests to this host are always allowed: an exact match of the host, and of its port
+   * when that is not the scheme's default ("example.com:8080": tools/web/grant-host.ts).
+   */
   hasDomain(domain: string): boolean {
     const wanted = normaliseDomain(domain);
     return this.grants.some((g) => g.kind === "domain" && g.domain === wanted);

@@ -17,6 +17,7 @@ import { downloadExecution } from "./download-execution.js";
 import { compileHardDenyRules, type HardDenyRule, matchHardDeny } from "./hard-deny.js";
 import { classifyReadOnly } from "./readonly-command.js";
 import { steeringPathOf } from "../../tools/files/steering-files.js";
+import { grantHost } from "../../tools/web/grant-host.js";
 
 export interface PermissionPolicy {
   /** Commands starting with one of these (and using no shell operators) run without asking. */
@@ -89,11 +90,14 @@ export function provenanceOf(request: ConversationExecutionRequest): Provenance 
   };
 }
 
-/** The host a call targets (its `url` argument), lower-cased; undefined when absent or invalid. */
+/**
+ * The host a call targets (its `url` argument) as a domain grant names it — lower-cased, with
+ * `:port` when the port is not the scheme's default (grant-host.ts); undefined when absent or invalid.
+ */
 export function domainOf(args: Readonly<Record<string, unknown>>): string | undefined {
   if (typeof args.url !== "string") return undefined;
   try {
-    return new URL(args.url).hostname.toLowerCase() || undefined;
+    return grantHost(new URL(args.url)) || undefined;
   } catch {
     return undefined;
   }

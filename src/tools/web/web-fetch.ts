@@ -26,6 +26,7 @@ import { DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import { clip } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../../core/tool.js";
+import { grantHost } from "./grant-host.js";
 import { htmlToMarkdown } from "./html-to-markdown.js";
 import { type FetchedResponse, FetchError, pinnedGet } from "./pinned-request.js";
 import {
@@ -68,11 +69,6 @@ const webFetchSchema = z.object({
 
 /** Thrown for refusals that are the URL's fault (scheme, redirects). */
 class UrlRefusedError extends Error {}
-
-/** Host of a URL as grants compare it: lower case, no trailing dot. */
-function hostOf(url: URL): string {
-  return url.hostname.toLowerCase().replace(/\.$/, "");
-}
 
 /** Why a save target may not be written (it lies in a .git folder or is a steering file), or undefined. */
 async function saveRefusal(paths: WorkspacePaths, file: ResolvedPath): Promise<string | undefined> {
@@ -183,9 +179,12 @@ export function createWebFetchTool(options: WebFetchOptions) {
     "accept-encoding": "gzip, deflate, br",
   };
 
-  /** Whether a redirect to `next` may be followed: same hosts as before, else asked again. */
+  /**
+   * Whether a redirect to `next` may be followed: a host (and port: grant-host.ts) this call was
+   * already authorised for, else asked again.
+   */
   const mayFollow = async (next: URL, hop: number, authorised: Set<string>, context: ToolContext) => {
-    const host = hostOf(next);
+    const host = grantHost(next);
     if (authorised.has(host)) return true;
     if (!context.reauthorize) return false;
     if (!(await context.reauthorize({ url: next.href }, `redirect-${hop}`))) return false;
@@ -227,7 +226,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
   ): Promise<{ url: URL; response: FetchedResponse }> => {
     let url = start;
     let from: URL | undefined;
-    const authorised = new Set([hostOf(start)]);
+    const authorised = new Set([grantHost(start)]);
     for (let hop = 0; ; hop += 1) {
       const host = bareHostname(url);
       // An address is checked without the network, once: one refused anyway is refused before anyone is asked.
