@@ -32,7 +32,7 @@
 import { type Attachment, isFileNote, isForwardedText, isSavedFile } from "../core/attachment.js";
 import { isAgentNote } from "../core/agent-note.js";
 import { oneLine } from "../core/one-line.js";
-import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
+import { clipWithMarker } from "../core/surrogate-pairs.js";
 import { type ConversationMessage, type TokenUsage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
 import { anchorHash, type CompactionState, type CompactionStatePort } from "./compaction-state.js";
@@ -93,9 +93,7 @@ export type Summariser = (transcript: string, signal: AbortSignal) => Promise<st
 
 /** `text` cut to MESSAGE_CHARS, with a note of its full length when cut. */
 function cutToMessageChars(text: string): string {
-  return text.length <= MESSAGE_CHARS
-    ? text
-    : `${text.slice(0, cutBeforeCharacter(text, MESSAGE_CHARS))}… [${text.length} chars]`;
+  return clipWithMarker(text, MESSAGE_CHARS, () => `… [${text.length} chars]`);
 }
 
 /** Every line after the first indented: the text cannot start a line of its own in the transcript. */
@@ -203,11 +201,9 @@ export function transcriptChunks(
   let current = "";
   let cut = false;
   for (const message of messages) {
-    let text = renderMessage(message, requester);
-    if (text.length > CHUNK_CHARS) {
-      text = `${text.slice(0, cutBeforeCharacter(text, CHUNK_CHARS))}… [message cut: ${text.length} chars]`;
-      cut = true;
-    }
+    const rendered = renderMessage(message, requester);
+    const text = clipWithMarker(rendered, CHUNK_CHARS, () => `… [message cut: ${rendered.length} chars]`);
+    if (rendered.length > CHUNK_CHARS) cut = true;
     if (current && current.length + CHUNK_SEPARATOR.length + text.length > CHUNK_CHARS) {
       chunks.push(current);
       current = "";
