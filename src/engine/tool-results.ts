@@ -6,7 +6,7 @@
  * run), one that failed, one blocked by policy, one past the per-step call limit, and the "not
  * available here" answers for interactions no one can answer on this surface.
  */
-import { clip, cutBeforeCharacter } from "../core/surrogate-pairs.js";
+import { clip, clipWithMarker } from "../core/surrogate-pairs.js";
 
 export const TOOL_RESULT = Object.freeze({
   deniedByUser: "Not run: the user denied this call. Do not retry it unless they ask you to.",
@@ -97,9 +97,6 @@ export const MANGLED_PREVIEW_CHARS = 200;
  * a valid JSON object (some chat templates parse stored arguments), never the full junk text.
  */
 export function mangledArgumentsRecord(raw: string): string {
-  const shown =
-    raw.length <= MANGLED_PREVIEW_CHARS
-      ? raw
-      : `${raw.slice(0, cutBeforeCharacter(raw, MANGLED_PREVIEW_CHARS))}… [${raw.length} chars, truncated]`;
+  const shown = clipWithMarker(raw, MANGLED_PREVIEW_CHARS, () => `… [${raw.length} chars, truncated]`);
   return JSON.stringify({ unparsed_arguments_preview: shown });
 }
