@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { describeImage, formatBytes } from "../../core/attachment.js";
 import { type ImageProbe, probeImageHandle } from "../../media/image-probe.js";
-import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
+import { clipWithMarker } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
@@ -42,11 +42,11 @@ export function numberLines(lines: readonly string[], first: number, maxLineChar
   const width = String(first + lines.length - 1).length;
   return lines
     .map((line, index) => {
-      const end = cutBeforeCharacter(line, maxLineChars);
-      const shown =
-        line.length > maxLineChars
-          ? `${line.slice(0, end)}… [line cut, ${line.length - end} more characters]`
-          : line;
+      const shown = clipWithMarker(
+        line,
+        maxLineChars,
+        (dropped) => `… [line cut, ${dropped} more characters]`,
+      );
       return `${String(first + index).padStart(width, " ")}\t${shown}`;
     })
     .join("\n");

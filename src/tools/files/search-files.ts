@@ -7,7 +7,7 @@
  * The JS engine (with RE2JS and picomatch) loads the first time it is needed.
  */
 import { z } from "zod";
-import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
+import { clipWithMarker } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import { openChecked } from "./anchored-fs.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
@@ -110,10 +110,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${shown}.`);
         const lines = await Promise.all(
           matches.slice(0, maxResults).map(async (match) => {
-            const text =
-              match.text.length > maxLineChars
-                ? `${match.text.slice(0, cutBeforeCharacter(match.text, maxLineChars))}…`
-                : match.text;
+            const text = clipWithMarker(match.text, maxLineChars, () => "…");
             return `${await paths.display(match.file)}:${match.line}: ${text}`;
           }),
         );
