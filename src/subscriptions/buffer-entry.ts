@@ -4,7 +4,7 @@
  * being dropped and rebuilt.
  */
 import { z } from "zod";
-import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
+import { clipWithMarker } from "../core/surrogate-pairs.js";
 
 export interface BufferAuthor {
   readonly id: string;
@@ -112,7 +112,8 @@ export function laterOf(a: BufferPosition | undefined, b: BufferPosition): Buffe
 /** The entry as stored: text capped at `maxChars` with a visible marker. */
 export function capEntryText<T extends { readonly text: string }>(entry: T, maxChars: number): T {
   if (entry.text.length <= maxChars) return entry;
-  const kept = cutBeforeCharacter(entry.text, maxChars);
-  const dropped = entry.text.length - kept;
-  return { ...entry, text: `${entry.text.slice(0, kept)}… [${dropped} more characters not kept]` };
+  return {
+    ...entry,
+    text: clipWithMarker(entry.text, maxChars, (dropped) => `… [${dropped} more characters not kept]`),
+  };
 }
