@@ -7,7 +7,7 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import type { Stream } from "node:stream";
-import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
+import { clipWithMarker } from "../../core/surrogate-pairs.js";
 
 /** Calls `onLine` with each non-blank line of `stream` (cut to `maxChars`), and the unended rest at its end. */
 export function readStderrLines(stream: Stream, maxChars: number, onLine: (line: string) => void): void {
@@ -16,7 +16,7 @@ export function readStderrLines(stream: Stream, maxChars: number, onLine: (line:
   let dropping = false;
   const report = (line: string) => {
     if (line.trim() === "") return;
-    onLine(line.slice(0, cutBeforeCharacter(line, maxChars)));
+    onLine(clipWithMarker(line, maxChars, () => ""));
   };
   const take = (text: string) => {
     const lines = text.split("\n");
