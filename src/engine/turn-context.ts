@@ -90,7 +90,11 @@ export interface CallAnswer {
 
 /** Per-turn state and shared operations. */
 export class TurnContext {
-  readonly history: ConversationMessage[];
+  /**
+   * The turn's history, writable here only, and only by `append` and `hold`, which push onto it:
+   * it only grows. Readers get it as `history`, a readonly array they cannot change.
+   */
+  private readonly log: ConversationMessage[];
   readonly provenance: Provenance;
   /** This turn's system prompt, settled before its first model call (see SystemPrompt). */
   instructions = "";
@@ -120,8 +124,16 @@ export class TurnContext {
     public request: ConversationExecutionRequest,
     private readonly sink: (event: AgentEvent) => void,
   ) {
-    this.history = [...request.messages];
+    this.log = [...request.messages];
     this.provenance = provenanceOf(request);
+  }
+
+  /**
+   * The turn's history, not a copy. It only grows (see `log`): a view of it (a Compactor's, an
+   * answer worked out for its length) holds until a message is added.
+   */
+  get history(): readonly ConversationMessage[] {
+    return this.log;
   }
 
   get signal(): AbortSignal {
@@ -196,7 +208,7 @@ export class TurnContext {
   /** Freeze, keep and persist a message (with any held before it); resolves once they are durable. */
   async append(message: ConversationMessage): Promise<void> {
     const frozen = deepFreeze(message);
-    this.history.push(frozen);
+    this.log.push(frozen);
     this.unsaved.push(frozen);
     await this.flush();
   }
@@ -209,7 +221,7 @@ export class TurnContext {
    */
   hold(message: ConversationMessage): void {
     const frozen = deepFreeze(message);
-    this.history.push(frozen);
+    this.log.push(frozen);
     this.unsaved.push(frozen);
   }
 
