@@ -19,6 +19,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { formatBytes } from "../../core/attachment.js";
+import { clipWithMarker } from "../../core/surrogate-pairs.js";
 
 export const MAX_TOOLS_PER_SERVER = 64;
 export const MAX_DESCRIPTION_CHARS = 1024;
@@ -54,11 +55,7 @@ function schemaAccepted(schema: Tool["inputSchema"]): boolean {
 }
 
 function cut(text: string): string {
-  if (text.length <= MAX_DESCRIPTION_CHARS) return text;
-  let end = MAX_DESCRIPTION_CHARS;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // do not split a surrogate pair
-  return text.slice(0, end) + DESCRIPTION_CUT_MARK;
+  return clipWithMarker(text, MAX_DESCRIPTION_CHARS, () => DESCRIPTION_CUT_MARK);
 }
 
 /** The tools of one listing that may be offered, gathered page by page, and what was left out. */
