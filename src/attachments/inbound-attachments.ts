@@ -27,6 +27,7 @@ import type { Stats } from "node:fs";
 import type { Logger } from "pino";
 import { type Attachment, type FileTextAttachment, fileNote, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
+import { clipWithMarker } from "../core/surrogate-pairs.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
@@ -154,9 +155,13 @@ function fenced(text: string, language: string): string {
   return `${fence}${language}\n${text.replace(/\n$/, "")}\n${fence}`;
 }
 
+/** `text` kept to `maxChars` whole characters, a cut one saying how much is left and where to read it. */
 function capped(text: string, maxChars: number, whole: string): string {
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n… [${text.length - maxChars} more characters; read_file ${whole} for the rest]`;
+  return clipWithMarker(
+    text,
+    maxChars,
+    (dropped) => `\n… [${dropped} more characters; read_file ${whole} for the rest]`,
+  );
 }
 
 /** A file-text record of `file`. */

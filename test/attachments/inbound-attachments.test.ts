@@ -233,6 +233,16 @@ describe("images, text files, caps", () => {
     expect(result.sections).toEqual([]);
     expect(fileTexts(result).map((file) => file.name)).toEqual(["b.txt"]);
   });
+
+  it("caps a text file between whole characters: an emoji at the cap is left off whole and counted", async () => {
+    // The cap of 4 falls between the emoji's two halves; half of it would be a lone surrogate.
+    const file = await saved("emoji.txt", `abc😀${"d".repeat(10)}`);
+    const [text] = fileTexts(await intake({ maxChars: 4 }).process([file], at("s"), "U1"));
+    expect(text!.text).toContain(
+      "abc\n… [12 more characters; read_file uploads/slack_T1_C1/s/emoji.txt for the rest]",
+    );
+    expect(text!.text).not.toMatch(/\uD83D(?![\uDC00-\uDFFF])/);
+  });
 });
 
 describe("voice and audio", () => {
