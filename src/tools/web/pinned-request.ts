@@ -1,13 +1,15 @@
 /**
  * One HTTP(S) GET connected to an address checked beforehand (custom `lookup` on a one-off
  * agent), so a second DNS answer cannot redirect the connection; TLS still verifies the hostname.
- * The body is decompressed (gzip, deflate, br) and read up to a byte limit.
+ * The body is decompressed (gzip, deflate, br) and read up to a byte limit. A failure is named by
+ * its error code, never by Node's message, which may quote the peer (network-failure.ts).
  */
 import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
+import { networkFailure } from "./network-failure.js";
 import type { PinnedAddress } from "./ssrf-guard.js";
 
 /** A response with at most `maxBytes` of its (decompressed) body. */
@@ -20,7 +22,7 @@ export interface FetchedResponse {
   readonly truncated: boolean;
 }
 
-/** Thrown for transport failures (connection, TLS, decoding). */
+/** Thrown for transport failures (connection, TLS, decoding), named in our words (network-failure.ts). */
 export class FetchError extends Error {
   override readonly name = "FetchError";
 }
@@ -99,12 +101,12 @@ export function pinnedGet(
         readLimited(decoded(response), options.maxBytes).then(
           (read) => resolve({ ...head, ...read }),
           (error: Error) =>
-            reject(options.signal.aborted ? options.signal.reason : new FetchError(error.message)),
+            reject(options.signal.aborted ? options.signal.reason : new FetchError(networkFailure(error))),
         );
       },
     );
     request.on("error", (error) => {
-      reject(options.signal.aborted ? options.signal.reason : new FetchError(error.message));
+      reject(options.signal.aborted ? options.signal.reason : new FetchError(networkFailure(error)));
     });
   }).finally(() => agent.destroy());
 }

@@ -14,6 +14,7 @@
 import { raceAbort } from "../../core/abort.js";
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { networkFailure } from "./network-failure.js";
 
 /**
  * Resolves a hostname to its addresses (injectable for tests). `signal` ends the wait: a resolver
@@ -136,7 +137,7 @@ export async function checkHost(
     addresses = raced.value;
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    throw new BlockedAddressError(`could not resolve ${hostname}: ${(error as Error).message}`);
+    throw new BlockedAddressError(`could not resolve ${hostname}: ${networkFailure(error)}`);
   }
   if (addresses.length === 0) throw new BlockedAddressError(`${hostname} has no addresses`);
   const checked = addresses.map((address) => checkAddress(address, hop, policy, hostname));
