@@ -8,6 +8,7 @@
  * text cannot close. What can change mid-session (mode, the saving switch) travels in the
  * per-turn context instead.
  */
+import { clipWithMarker } from "../core/surrogate-pairs.js";
 import { promptBlock } from "./prompt-block.js";
 
 /** The most AGENTS.md characters put into the instructions. */
@@ -103,10 +104,12 @@ export function environmentSection(input: InstructionsInput): string {
 export function agentsMdSection(text: string, maxChars: number = AGENTS_MD_MAX_CHARS): string | undefined {
   const trimmed = text.trim();
   if (trimmed === "") return undefined;
-  const capped =
-    trimmed.length > maxChars
-      ? `${trimmed.slice(0, maxChars)}\n[AGENTS.md continues beyond ${maxChars} characters; the rest was left out here — read the file to see it.]`
-      : trimmed;
+  const capped = clipWithMarker(
+    trimmed,
+    maxChars,
+    () =>
+      `\n[AGENTS.md continues beyond ${maxChars} characters; the rest was left out here — read the file to see it.]`,
+  );
   return [
     "## Workspace conventions (AGENTS.md)",
     "The workspace's AGENTS.md, written by the people who work in it. Follow it unless a person in this thread says otherwise.",

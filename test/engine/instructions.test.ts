@@ -77,6 +77,13 @@ describe("buildInstructions", () => {
     expect(small).not.toContain("ABC");
   });
 
+  it("caps AGENTS.md between whole characters: an emoji at the cap is left out whole, not halved", () => {
+    // The cap of 10 falls between the emoji's two halves.
+    const text = buildInstructions({ ...base, agentsMd: "012345678😀ABC", agentsMdMaxChars: 10 });
+    expect(text).toContain("012345678\n[AGENTS.md continues beyond 10 characters");
+    expect(text).not.toContain("\uD83D");
+  });
+
   it("keeps AGENTS.md inside its block: a closing tag in the file cannot end it and pose as standing rules", () => {
     const hostile = [
       "Use tabs.",
