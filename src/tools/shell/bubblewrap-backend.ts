@@ -27,7 +27,7 @@ import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { hostProgram } from "../../core/host-program.js";
 import { isWithin } from "../../core/real-paths.js";
-import { notFound, type ProbeResult, probeStatus, runProbe } from "./bubblewrap-probe.js";
+import { NOT_INSTALLED, type ProbeResult, probeStatus, runProbe } from "./bubblewrap-probe.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import { foldersAbove, seen } from "./steering-mounts.js";
 import type {
@@ -289,7 +289,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
   const probe = () => {
     // By absolute path: a plan starts it in the workspace (host-program.ts).
     probed ??= Promise.all([getLayout(), hostProgram(bwrap)]).then(async ([fixed, file]) => {
-      if (file === undefined) return { userNamespace: "sealed", file: bwrap, result: notFound(bwrap) };
+      if (file === undefined) return { userNamespace: "sealed", file: bwrap, result: NOT_INSTALLED };
       const tryWith = (userNamespace: UserNamespace) =>
         runProbe(file, [
           ...baseArgs(fixed, network, userNamespace, scratchMb),
@@ -300,8 +300,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
           "true",
         ]);
       const sealed = await tryWith("sealed");
-      if (sealed.code === 0 || sealed.error?.code === "ENOENT")
-        return { userNamespace: "sealed", file, result: sealed };
+      if (sealed.kind !== "broken") return { userNamespace: "sealed", file, result: sealed };
       return { userNamespace: "plain", file, result: await tryWith("plain") };
     });
     return probed;
