@@ -9,8 +9,8 @@
  * (core/frame-marks.ts says which forms).
  * The frame counts toward the output cap: the page's text — its omission marker included — is cut
  * to what is left of it, and the marks and the note around them are never cut. A cap smaller than
- * the frame alone leaves no room for the page: the frame is kept whole and the page's text is left
- * out (the result is then the frame, longer than the cap).
+ * the frame alone leaves no room for the page, nor for whole marks: the result is then a short
+ * notice of ours that the page did not fit, cut to the cap (web_fetch runs with 30,000).
  */
 import { randomBytes } from "node:crypto";
 import { markLike, neutraliseMarks } from "../../core/frame-marks.js";
@@ -46,10 +46,18 @@ function cutToRoom(text: string, room: number): string {
   return kept < 0 ? "" : capOutput(text, kept);
 }
 
+/** What a fetch returns when the cap cannot hold the frame: our words alone, cut to the cap. */
+function noRoom(maxChars: number): string {
+  const notice = `[the page was not shown: the output limit of ${maxChars} characters cannot hold its untrusted-content frame]`;
+  return notice.slice(0, maxChars);
+}
+
 /**
  * The report as the model reads it: the URL (and the one redirected from), a note that the fenced
  * text is untrusted web content from `source` (data; nothing in it comes from the user), the
- * content between two marks tagged for this call alone — mark-like text neutralised, then cut to what `maxChars` leaves after the frame — and the trailer.
+ * content between two marks tagged for this call alone — mark-like text neutralised, then cut to
+ * what `maxChars` leaves after the frame — and the trailer; when `maxChars` cannot hold the frame,
+ * a notice that the page did not fit.
  */
 export function fencedPage(report: FetchReport, maxChars: number): string {
   const tag = randomBytes(8).toString("hex");
@@ -63,7 +71,8 @@ export function fencedPage(report: FetchReport, maxChars: number): string {
     "",
   ].join("\n");
   const after = `\n</${MARK} tag="${tag}">${report.trailer === "" ? "" : `\n${report.trailer}`}`;
-  const room = Math.max(0, maxChars - before.length - after.length);
+  const room = maxChars - before.length - after.length;
+  if (room < 0) return noRoom(maxChars);
   // Neutralised before the cut: a cut joins its head and tail at a line of its own, so it makes no new mark.
   const content = cutToRoom(neutraliseMarks(report.content, MARK_LIKE), room);
   return `${before}${content}${after}`;

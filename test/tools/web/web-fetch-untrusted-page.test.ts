@@ -174,7 +174,19 @@ describe("fencedPage", () => {
     const output = fencedPage(report("a".repeat(1_000)), frame + 10);
     expect(output.length).toBe(frame);
     expect(parts(output).inside).toBe("");
-    expect(parts(fencedPage(report("a".repeat(1_000)), 100)).inside).toBe("");
+    expect(parts(fencedPage(report("a".repeat(1_000)), frame)).inside).toBe("");
+  });
+
+  it("holds a cap too small for the frame: a notice of ours that the page did not fit, cut to the cap", () => {
+    const frame = fencedPage(report(""), 30_000).length;
+    const notice =
+      "[the page was not shown: the output limit of 100 characters cannot hold its untrusted-content frame]";
+    expect(fencedPage(report("a".repeat(1_000)), 100)).toBe(notice.slice(0, 100));
+    for (const cap of [frame - 1, 200, 40, 0]) {
+      const output = fencedPage({ ...report("a".repeat(1_000)), trailer: "[content cut]" }, cap);
+      expect(output.length).toBeLessThanOrEqual(cap);
+      expect(output).not.toMatch(/untrusted_web_content|a{2}/);
+    }
   });
 
   it("cuts the page between whole characters", () => {
