@@ -116,6 +116,16 @@ describe("approval card", () => {
   });
 });
 
+describe("approval card on Telegram", () => {
+  it("cuts a long block between whole characters: an emoji at the cut is left out whole, not halved", () => {
+    // The quote block's cut (1,500 characters) falls between the emoji's two halves.
+    const reason = `${"r".repeat(1499)}😀\nsecond line`;
+    const { html } = renderTelegramCard(approvalCard({ ...approval, reason }));
+    expect(html).toContain(`<blockquote>${"r".repeat(1499)}\n… 1 more lines</blockquote>`);
+    expect(html).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/); // no half of a character
+  });
+});
+
 describe("plan card", () => {
   const plan: PendingPlan = { ...common, kind: "plan", plan: "1. edit a\n2. test" };
   it("offers approve (two modes) and reject, and shows rejection feedback", () => {

@@ -9,7 +9,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import { parseQuestionAction } from "../../approvals/question-card.js";
 import { personText } from "../../core/person-text.js";
-import { clip } from "../../core/surrogate-pairs.js";
+import { clip, clipWithMarker } from "../../core/surrogate-pairs.js";
 import {
   type Card,
   type CardButton,
@@ -92,11 +92,12 @@ function fieldValue(field: CardField): string {
   return personText({ ...person, name });
 }
 
+/** `text` cut to `limit` whole characters, a cut one followed by how many of its lines are not shown. */
 function cut(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const kept = text.slice(0, limit);
-  const dropped = text.slice(limit).split("\n").length - 1;
-  return `${kept}\n… ${dropped > 0 ? `${dropped} more lines` : "cut"}`;
+  return clipWithMarker(text, limit, (dropped) => {
+    const lines = text.slice(text.length - dropped).split("\n").length - 1;
+    return `\n… ${lines > 0 ? `${lines} more lines` : "cut"}`;
+  });
 }
 
 /** Whether a card's code block cuts `code`. */
