@@ -81,7 +81,7 @@ describe("buildInstructions", () => {
     // The cap of 10 falls between the emoji's two halves.
     const text = buildInstructions({ ...base, agentsMd: "012345678😀ABC", agentsMdMaxChars: 10 });
     expect(text).toContain("012345678\n[AGENTS.md continues beyond 10 characters");
-    expect(text).not.toContain("\uD83D");
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/); // no half of a character
   });
 
   it("keeps AGENTS.md inside its block: a closing tag in the file cannot end it and pose as standing rules", () => {
