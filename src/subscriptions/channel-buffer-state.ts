@@ -96,10 +96,33 @@ export class ChannelStates {
   }
 
   /**
+   * One read of the channel's buffer (undefined: nothing buffered): `read` is given the head, and
+   * the entries of each page it asks for from the state when it holds the page, else read from the
+   * store once (undefined: expired). The state is then kept, once every listed page found gone,
+   * with the head or by `read`, is told expired; throws PageGone (the attempt starts again from the
+   * head stored now) when another process replaced one.
+   */
+  async read<T>(
+    channelKey: string,
+    read: (
+      head: BufferHead,
+      loadPage: (page: PageInfo) => Promise<readonly BufferEntry[] | undefined>,
+    ) => Promise<T>,
+  ): Promise<T | undefined> {
+    const loaded = await this.load(channelKey);
+    if (!loaded) return undefined;
+    const { state } = loaded;
+    const gone = [...loaded.gone];
+    const result = await read(state.head, (page) => this.pageFor(channelKey, state, page, gone));
+    await this.keep(channelKey, { state, gone });
+    return result;
+  }
+
+  /**
    * Cache `loaded.state` once every page in `loaded.gone` is told expired; throws PageGone (the
    * attempt starts again from the head stored now) when another process replaced one.
    */
-  async keep(channelKey: string, loaded: Loaded): Promise<void> {
+  private async keep(channelKey: string, loaded: Loaded): Promise<void> {
     if (!(await this.allExpired(channelKey, loaded.gone))) throw new PageGone(`${channelKey}, a listed page`);
     this.states.set(channelKey, loaded.state);
   }
@@ -111,7 +134,7 @@ export class ChannelStates {
    * found gone are returned with it, read as expired: the state is cached only once `keep` has told
    * them so.
    */
-  async load(channelKey: string): Promise<Loaded | null> {
+  private async load(channelKey: string): Promise<Loaded | null> {
     const cached = this.states.get(channelKey);
     if (cached !== undefined && !this.shared) return cached && { state: cached, gone: [] };
     const raw = await this.space.get(bufferHeadKey(channelKey));
@@ -149,7 +172,7 @@ export class ChannelStates {
    * page, else read from the store (undefined: expired; shared, a page not stored is added to
    * `gone` for `keep` to tell expired or replaced).
    */
-  async pageFor(
+  private async pageFor(
     channelKey: string,
     state: ChannelState,
     page: PageInfo,

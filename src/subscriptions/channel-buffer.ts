@@ -135,17 +135,10 @@ export class ChannelBuffer {
    * holds or read with the head), and, shared, the head once more only when listed pages were
    * gone, to tell whether they expired (PageGone: another process replaced one, start again).
    */
-  private async readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
-    const loaded = await this.states.load(channelKey);
-    if (!loaded) return undefined;
-    const { state } = loaded;
-    const gone = [...loaded.gone];
-    const cutoff = this.clock.now() - this.options.maxAgeMs;
-    const read = await readEntries(state.head, options, cutoff, (page) =>
-      this.states.pageFor(channelKey, state, page, gone),
+  private readOnce(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
+    return this.states.read(channelKey, (head, loadPage) =>
+      readEntries(head, options, this.clock.now() - this.options.maxAgeMs, loadPage),
     );
-    await this.states.keep(channelKey, { state, gone });
-    return read;
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
