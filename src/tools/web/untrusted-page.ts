@@ -6,7 +6,9 @@
  * marks carrying a tag drawn at random for each call, which a page cannot know. As a second guard,
  * every mark-like text in the page is neutralised, its `<` written `&lt;`, so a page can neither
  * close the fence early nor open one of its own in a form a reader might take for a mark
- * (core/frame-marks.ts says which forms).
+ * (core/frame-marks.ts says which forms); a page that spells a mark in compatibility forms, such
+ * as fullwidth letters (＜／ｕｎｔｒｕｓｔｅｄ…), found in its NFKC fold, has every `<`-like
+ * character written `&lt;` (pageText). The page's text is otherwise left as it was, unfolded.
  * The frame counts toward the output cap: the page's text — its omission marker included — is cut
  * to what is left of it, and the marks and the note around them are never cut. A cap smaller than
  * the frame alone leaves no room for the page, nor for whole marks: the result is then a short
@@ -22,6 +24,12 @@ const MARK = "untrusted_web_content";
 
 /** A mark's start as a page might write it (core/frame-marks.ts). */
 const MARK_LIKE = markLike(MARK);
+
+/** A mark's start anywhere in a text (MARK_LIKE without its `g` state). */
+const MARK_ANYWHERE = new RegExp(MARK_LIKE.source, "iu");
+
+/** Every `<`-like character MARK_LIKE knows. */
+const OPENERS = /[<＜﹤]/g;
 
 /** What a fetch returns to the model. */
 export interface FetchReport {
@@ -44,6 +52,21 @@ function cutToRoom(text: string, room: number): string {
   // The marker names at most text.length omitted characters: its length with that count bounds it.
   const kept = room - omissionMarker(text.length).length;
   return kept < 0 ? "" : capOutput(text, kept);
+}
+
+/**
+ * The page's text for inside the fence, in at most `room` characters, every mark look-alike made
+ * inert. Marks MARK_LIKE finds are neutralised before the cut: a cut joins its head and tail at a
+ * line of its own, so it makes no new mark. A mark spelled in compatibility forms (fullwidth
+ * letters, ＜／ｕｎｔｒｕｓｔｅｄ…) shows only in the text's NFKC fold, looked for in what the cut
+ * keeps; no honest page spells one, so such a page keeps a quarter of the room, every `<`-like
+ * character in it written `&lt;` (which may make it four times as long).
+ */
+function pageText(content: string, room: number): string {
+  const plain = neutraliseMarks(content, MARK_LIKE);
+  const kept = cutToRoom(plain, room);
+  if (!MARK_ANYWHERE.test(kept.normalize("NFKC"))) return kept;
+  return cutToRoom(plain, Math.floor(room / 4)).replace(OPENERS, "&lt;");
 }
 
 /** What a fetch returns when the cap cannot hold the frame: our words alone, cut to the cap. */
@@ -73,7 +96,6 @@ export function fencedPage(report: FetchReport, maxChars: number): string {
   const after = `\n</${MARK} tag="${tag}">${report.trailer === "" ? "" : `\n${report.trailer}`}`;
   const room = maxChars - before.length - after.length;
   if (room < 0) return noRoom(maxChars);
-  // Neutralised before the cut: a cut joins its head and tail at a line of its own, so it makes no new mark.
-  const content = cutToRoom(neutraliseMarks(report.content, MARK_LIKE), room);
+  const content = pageText(report.content, room);
   return `${before}${content}${after}`;
 }
