@@ -12,8 +12,9 @@
  * (tool, description, category, arguments) and the facts the engine knows about the files it
  * touches (written or downloaded by the agent, how many tool calls ago). Also the rendering of all
  * that into the reviewer's chat messages. Nothing but the requester's own messages and the call's
- * arguments (as JSON) spans lines: a file's path or name, a tool's name and description (an MCP
- * server writes them) are each flattened onto one line, so none can start a forged line or heading.
+ * arguments (as JSON, every line break or control inside a string escaped) spans lines: a file's
+ * path or name, a tool's name and description (an MCP server writes them) are each flattened onto
+ * one line, so none can start a forged line or heading.
  */
 import { z } from "zod";
 import type { SessionFacts } from "../../core/tool.js";
@@ -76,9 +77,30 @@ function askAnswers(content: string): string[] {
   }
 }
 
-/** A call's arguments as the reviewer reads them. */
+/**
+ * What JSON.stringify leaves raw and an argument must not hold raw: every character core/one-line.ts
+ * counts as a line break or control that JSON does not escape itself (it escapes C0 in strings, and
+ * its own "\n" between members stays): DEL, NEL and the other C1 controls, U+2028, U+2029; and the
+ * invisible format characters (`\p{Cf}`: bidi overrides and isolates, zero-width characters, tags),
+ * which could make the text the reviewer reads differ from what runs.
+ */
+const UNSEEN_IN_ARGS = /[\u007f-\u009f\p{Zl}\p{Zp}\p{Cf}]/gu;
+
+/** `char` as JSON escapes, one `\uXXXX` per UTF-16 unit (a tag character takes two). */
+function jsonEscaped(char: string): string {
+  let out = "";
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
+}
+
+/**
+ * A call's arguments as the reviewer reads them: JSON, with the characters above escaped (outside
+ * strings JSON holds only ASCII, so each is inside one and its escape reads back as it). Raw, a
+ * U+2028 in an argument would start a line of its own after the arguments: a forged "Facts:" or
+ * "Current request from the user:" heading.
+ */
 function argsText(args: Readonly<Record<string, unknown>>): string {
-  return JSON.stringify(args, null, 2);
+  return JSON.stringify(args, null, 2).replace(UNSEEN_IN_ARGS, jsonEscaped);
 }
 
 /** Whether the reviewer can be shown these arguments whole (see REVIEW_ARGS_MAX_CHARS). */
