@@ -73,7 +73,10 @@ export class LiveSession {
   /** The running pump (turns one after another under the session lock), if any. */
   pump: Promise<void> | undefined;
   activeTurn: ActiveTurn | undefined;
-  /** Who asked for a retry of the last turn (a control button), until the pump takes it. */
+  /**
+   * Who pressed Retry on the last turn (a control button), until the pump takes it; the retry runs
+   * as the turn's requester (retry-requester.ts).
+   */
   retryBy: PlatformUser | undefined;
   /** In-flight operations using this instance (it must not be evicted meanwhile). */
   holds = 0;

@@ -33,6 +33,7 @@ import type { SessionManagerOptions } from "./session-manager-options.js";
 import type { SessionParts } from "./session-parts.js";
 import { QUEUE_FULL_REASON, type QueueCap } from "./queue-cap.js";
 import { queuedMessageOf } from "./session-record.js";
+import { retryRefusal } from "./retry-requester.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
 import type { StandingItemMoves } from "./standing-item-moves.js";
@@ -210,7 +211,11 @@ export class SessionManager implements ConversationService {
     return sessionId !== undefined && this.parked.answersWithOption(sessionId, message);
   }
 
-  /** A card button (approval / question / plan) or a control button (stop / retry). */
+  /**
+   * A card button (approval / question / plan) or a control button (stop / retry: in a shared
+   * thread only the failed turn's requester or an approver may retry it, and it runs as the
+   * requester — retry-requester.ts).
+   */
   async press(press: ButtonPress): Promise<PressResult> {
     const parsed = buttonPressSchema.safeParse(press);
     if (!parsed.success)
@@ -228,6 +233,8 @@ export class SessionManager implements ConversationService {
       };
     const live = await this.cache.existingFor(press.target);
     if (!live) return { status: "invalid", message: "There is nothing to retry in this thread." };
+    const refusal = retryRefusal(live, press.user, this.options.approvals);
+    if (refusal) return { status: "not_allowed", message: refusal };
     const retried = this.multi
       ? await this.multi.retry(live, press.user)
       : this.scheduler.retry(live, press.user);

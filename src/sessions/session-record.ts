@@ -89,6 +89,11 @@ export interface SessionRecord {
    */
   readonly lastTurnChannelContent?: ChannelContent;
   /**
+   * Whom the session's latest turn ran for (its requester): a retry of that turn runs as them,
+   * whoever presses Retry (retry-requester.ts). Absent on records from before it was kept.
+   */
+  readonly lastTurnRequester?: PlatformUser;
+  /**
    * Who started the session: the person whose message or command created it. Absent only on
    * records from before it was kept, where loading fills it in (`withStarter`) when it can.
    */
@@ -205,6 +210,7 @@ export const sessionRecordSchema = z.object({
   ),
   pendingTurn: turnMarkerSchema.optional(),
   lastTurnChannelContent: channelContentSchema.optional(),
+  lastTurnRequester: user.optional(),
   startedBy: user.optional(),
   modeSetBy: user.optional(),
   itemsFrom: z

@@ -69,8 +69,8 @@ export class TurnExecutor {
   }
 
   /**
-   * Re-run the session's last turn as `user`, on the channel content it ran on, if any, and as the
-   * agent's own note when that started it.
+   * Re-run the session's last turn as `user` — its requester (retry-requester.ts) — on the channel
+   * content it ran on, if any, and as the agent's own note when that started it.
    */
   retry(live: LiveSession, user: PlatformUser): Promise<void> {
     const { channelContent, agentNote } = lastTurnOrigin(live.record, live.history);

@@ -22,7 +22,7 @@ export interface TurnStart {
 /**
  * The record with `start` in progress: the message leaves the queue (its dedupe keys move to the
  * marker), the marker holds the request without its history, and a first run names the session.
- * Who started the session is set when it is created (SessionCache), never by a turn.
+ * The turn's provenance and requester are kept for a retry of it (retry-requester.ts). Who started the session is set when it is created (SessionCache), never by a turn.
  */
 export function withTurnStarted(record: SessionRecord, start: TurnStart): SessionRecord {
   const { message, how, request } = start;
@@ -30,6 +30,7 @@ export function withTurnStarted(record: SessionRecord, start: TurnStart): Sessio
   return {
     ...record,
     lastTurnChannelContent: message.channelContent,
+    lastTurnRequester: message.user,
     title: record.title || message.text.trim().slice(0, TITLE_CHARS),
     turns: how === "run" ? record.turns + 1 : record.turns,
     queue: record.queue.filter((m) => m !== message),

@@ -3,8 +3,9 @@
  * holds the session lock while it first resumes a turn left in progress (restart, eviction, a
  * decision that arrived with no turn waiting), then starts queued messages as turns until the
  * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). A turn a person
- * starts (a message, a wake-up as them, a retry) runs in one of their turn slots
- * (person-turn-slots.ts; with several processes, shared by them: shared-turn-slots.ts). When they
+ * starts (a message, a wake-up as them, a retry of their failed turn, whoever pressed it) runs in
+ * one of their turn slots (person-turn-slots.ts; with several processes, shared by them:
+ * shared-turn-slots.ts). When they
  * already run as many as they may, the pump lets the session's lock (lease) go while it waits for
  * one, and takes it again before the turn starts: the lock guards the session's record, which a
  * wait changes nothing of, and holding it would keep other processes from the session (with
@@ -23,6 +24,7 @@ import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-e
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { GateInput, TurnGate } from "./turn-gate.js";
 import type { TurnSlots } from "./person-turn-slots.js";
+import { retryRunsAs } from "./retry-requester.js";
 import { qualifiedUserId } from "../approvals/authorisation.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
@@ -237,8 +239,14 @@ export class TurnScheduler {
           await this.turns.resumeParked(live, parked, held);
           continue;
         }
-        const user = live.retryBy ?? live.record.queue[0]?.user;
-        if (!user) return;
+        // A retry runs as the failed turn's requester, never as whoever pressed Retry.
+        const user = live.retryBy ? retryRunsAs(live, live.retryBy) : live.record.queue[0]?.user;
+        if (!user) {
+          if (live.retryBy === undefined) return;
+          // Its requester is not on record (refused at the press, unless the press saw an older copy).
+          live.retryBy = undefined;
+          continue;
+        }
         const person = personOf(live, user);
         if (slot && slot.person !== person) slot = this.giveBack(slot);
         if (!slot) {
@@ -275,7 +283,7 @@ export class TurnScheduler {
         // (The slot may have come through the store: the lease is looked at again, with no wait
         // between here and the turn's start, which a loss after it interrupts.)
         if (!held()) return;
-        const retry = live.retryBy;
+        const retry = live.retryBy ? user : undefined;
         live.retryBy = undefined;
         const next = live.record.queue[0];
         if (retry) await this.turns.retry(live, retry);
@@ -337,10 +345,14 @@ export class TurnScheduler {
     return undefined;
   }
 
-  /** Re-run the session's last turn after a provider error; false when a turn is running. */
-  retry(live: LiveSession, user: PlatformUser): boolean {
+  /**
+   * Re-run the session's last turn after a provider error, as its requester (retry-requester.ts:
+   * `presser` only names them on records from before requesters were kept); false when a turn is
+   * running. Who may press it is the caller's to check (retryRefusal).
+   */
+  retry(live: LiveSession, presser: PlatformUser): boolean {
     if (live.busy) return false;
-    live.retryBy = user;
+    live.retryBy = presser;
     this.schedule(live);
     return true;
   }

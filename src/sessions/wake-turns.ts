@@ -112,7 +112,7 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
 const RETRY_QUOTE_CHARS = 200;
 
 /** The user message that opened the session's latest turn (steering a person added does not count). */
-function openingMessage(
+export function openingMessage(
   history: readonly ConversationMessage[],
 ): Extract<ConversationMessage, { role: "user" }> | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
