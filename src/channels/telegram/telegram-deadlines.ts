@@ -101,37 +101,56 @@ export function deadlineOf(method: string, payload: unknown, deadlines: CallDead
 }
 
 /**
+ * The call of `method`'s `answer`, or BotApiTimeout once `deadlineMs` pass first: whichever comes
+ * first settles it. At the deadline the call is also aborted (`abort` ends it), after the timeout
+ * is given, so the abort's own failure never wins. Either way, as it settles, the timer is cleared
+ * and `abort` is unlinked from the caller's `signal`.
+ *
+ * One promise per call, on purpose: the answer's handlers and the timer settle it directly, where
+ * racing the answer against a timer promise (Promise.race) would make two more, for every Bot API
+ * call of a turn.
+ */
+function settleFirst<T>(
+  answer: Promise<T>,
+  method: string,
+  deadlineMs: number,
+  abort: () => void,
+  signal: ApiSignal | undefined,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      reject(new BotApiTimeout(method, deadlineMs));
+      abort();
+    }, deadlineMs);
+    answer.then(
+      (value) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", abort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
  * A grammY API transformer that ends each call at its deadline with BotApiTimeout (aborting the
  * request), and passes the caller's abort on to it.
  */
 export function deadlineTransformer(deadlines: CallDeadlines = DEFAULT_CALL_DEADLINES): Transformer {
-  return (prev, method, payload, signal) =>
-    new Promise((resolve, reject) => {
-      const deadlineMs = deadlineOf(method, payload, deadlines);
-      const request = new CallAbort();
-      const abort = () => request.abort();
-      if (signal?.aborted) abort();
-      const answer = prev(method, payload, request as unknown as ApiSignal);
-      signal?.addEventListener("abort", abort);
-      // Rejecting at the deadline also ends a call whose fetch would not heed the abort.
-      const timer = setTimeout(() => {
-        settled();
-        reject(new BotApiTimeout(method, deadlineMs));
-        abort();
-      }, deadlineMs);
-      function settled(): void {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", abort);
-      }
-      answer.then(
-        (value) => {
-          settled();
-          resolve(value);
-        },
-        (error: unknown) => {
-          settled();
-          reject(error);
-        },
-      );
-    });
+  return (prev, method, payload, signal) => {
+    const deadlineMs = deadlineOf(method, payload, deadlines);
+    const request = new CallAbort();
+    const abort = () => request.abort();
+    if (signal?.aborted) abort();
+    const answer = prev(method, payload, request as unknown as ApiSignal);
+    signal?.addEventListener("abort", abort);
+    // The deadline also ends a call whose fetch would not heed the abort.
+    return settleFirst(answer, method, deadlineMs, abort, signal);
+  };
 }

@@ -5,7 +5,8 @@
  * channel a turn's answer that is never answered is tried again, then reported, instead of
  * holding the turn.
  */
-import { Bot, HttpError, InputFile } from "grammy";
+import { getEventListeners } from "node:events";
+import { Bot, HttpError, InputFile, type Transformer } from "grammy";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -138,6 +139,74 @@ describe("deadlineTransformer on the Bot API client", () => {
     const error = await call;
     expect(error).toBeInstanceOf(HttpError);
     expect(error).not.toBeInstanceOf(BotApiTimeout);
+  });
+});
+
+describe("deadlineTransformer's clean-up", () => {
+  type Prev = Parameters<Transformer>[0];
+  /** A call the test answers by hand, and the abort signal the transformer handed it. */
+  function heldCall() {
+    let answer!: (value: unknown) => void;
+    let fail!: (error: unknown) => void;
+    let handed: { aborted: boolean } | undefined;
+    const prev = ((_method: string, _payload: unknown, signal: { aborted: boolean }) => {
+      handed = signal;
+      return new Promise((resolve, reject) => {
+        answer = resolve;
+        fail = reject;
+      });
+    }) as unknown as Prev;
+    return {
+      prev,
+      answer: (value: unknown) => answer(value),
+      fail: (error: unknown) => fail(error),
+      handed: () => handed,
+    };
+  }
+  const call = (prev: Prev, signal: AbortSignal) =>
+    deadlineTransformer(SHORT)(prev, "sendMessage", { chat_id: 1, text: "hi" }, signal as never);
+  const listeners = (signal: AbortSignal) => getEventListeners(signal, "abort").length;
+
+  it("unlinks the caller's signal once the call is answered, or fails", async () => {
+    const caller = new AbortController();
+    const answered = heldCall();
+    const first = call(answered.prev, caller.signal);
+    expect(listeners(caller.signal)).toBe(1);
+    answered.answer({ ok: true, result: 1 });
+    await expect(first).resolves.toEqual({ ok: true, result: 1 });
+    expect(listeners(caller.signal)).toBe(0);
+    const failed = heldCall();
+    const second = call(failed.prev, caller.signal);
+    failed.fail(new Error("connection reset"));
+    await expect(second).rejects.toThrow("connection reset");
+    expect(listeners(caller.signal)).toBe(0);
+    expect(answered.handed()?.aborted).toBe(false);
+  });
+
+  it("at the deadline fails with BotApiTimeout, aborts the call and unlinks the caller's signal", async () => {
+    const caller = new AbortController();
+    const held = heldCall();
+    const late = call(held.prev, caller.signal);
+    await expect(late).rejects.toBeInstanceOf(BotApiTimeout);
+    expect(held.handed()?.aborted).toBe(true);
+    expect(listeners(caller.signal)).toBe(0);
+    // The aborted call's own failure, coming after, changes nothing.
+    held.fail(new Error("aborted"));
+    await expect(late).rejects.toMatchObject({ method: "sendMessage", deadlineMs: 200 });
+  });
+
+  it("passes the caller's abort on, before the call when it came before", async () => {
+    const caller = new AbortController();
+    const held = heldCall();
+    void call(held.prev, caller.signal).catch(() => undefined);
+    expect(held.handed()?.aborted).toBe(false);
+    caller.abort();
+    expect(held.handed()?.aborted).toBe(true);
+    const early = heldCall();
+    void call(early.prev, caller.signal).catch(() => undefined);
+    expect(early.handed()?.aborted).toBe(true);
+    held.fail(new Error("aborted"));
+    early.fail(new Error("aborted"));
   });
 });
 
