@@ -122,6 +122,34 @@ function channelApprovers(
   );
 }
 
+/**
+ * `item` with its deciders (`allowedApprovers`) and looseners (`mayLoosen`) as `config` has them
+ * now, for a decision taken now: an item keeps the lists it was raised with, and an approver
+ * removed from the configuration since (a restart on a new one) must not go on deciding it until it
+ * expires. A stored decider stays one while they are its requester, still a configured approver for
+ * its conversation, or still a loosener of its session (loosenersFor now: its starter, in a DM or in
+ * a shared thread no approver is configured for). The starter is the item's `startedBy`; an item
+ * stored before it was kept counts its requester as the starter when they could loosen it. Only
+ * ever narrows: nobody left off when it was raised (a steering change's requester) is added.
+ */
+export function withLiveDeciders<T extends PendingItem>(
+  item: T,
+  config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
+): T {
+  const { target, requester } = item;
+  const requesterId = qualifiedUserId(requester.platform, requester.userId);
+  const starter =
+    item.startedBy?.userId ?? (item.mayLoosen?.includes(requesterId) ? requester.userId : undefined);
+  const looseners = new Set(loosenersFor(config, target, starter));
+  const configured = new Set([...config.approvers, ...channelApprovers(config, target)]);
+  const decides = (id: string) => id === requesterId || configured.has(id) || looseners.has(id);
+  return {
+    ...item,
+    allowedApprovers: item.allowedApprovers.filter(decides),
+    ...(item.mayLoosen ? { mayLoosen: item.mayLoosen.filter((id) => looseners.has(id)) } : {}),
+  };
+}
+
 /** Who may loosen a session in a shared thread, in words (refusals and cards). */
 const LOOSENERS = "a configured approver (or, without one, whoever started the session)";
 

@@ -68,7 +68,7 @@ export class PendingHub {
       now: this.now,
       holdsSession: options.holdsSession,
     });
-    this.replies = new PendingReplies(this.settler);
+    this.replies = new PendingReplies(this.settler, options.config);
   }
 
   /** Who may approve a change that steers every later session, raised in `target` (authorisation.ts). */
@@ -89,6 +89,7 @@ export class PendingHub {
       requester: context.requester,
       allowedApprovers: allowedApproversFor(this.options.config, context.target, context.requester.userId),
       mayLoosen: loosenersFor(this.options.config, context.target, context.startedBy?.userId),
+      ...(context.startedBy ? { startedBy: context.startedBy } : {}),
       createdAt: created.toISOString(),
       expiresAt: new Date(created.getTime() + this.options.config.ttlMs).toISOString(),
       status: "pending" as const,

@@ -59,6 +59,12 @@ interface PendingCommon {
    * authorisation.ts. Absent in items stored before it existed: then only the requester may.
    */
   readonly mayLoosen?: readonly string[];
+  /**
+   * Who started the session, when it records them: the loosener owed to no configuration, so that
+   * who may decide can be worked out again under the configuration of the day (withLiveDeciders).
+   * Absent in items stored before it existed.
+   */
+  readonly startedBy?: PendingPerson;
   readonly createdAt: string;
   readonly expiresAt: string;
   readonly cardRef?: CardRef;
@@ -149,6 +155,7 @@ const common = {
   requester: person,
   allowedApprovers: z.array(z.string()),
   mayLoosen: z.array(z.string()).optional(),
+  startedBy: person.optional(),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   cardRef: z.looseObject({ messageId: z.string() }).optional(),

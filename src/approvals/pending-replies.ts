@@ -1,8 +1,9 @@
 /**
  * PendingReplies: what people do to open items — press a card button or type an answer in the
- * thread. A reply is authorised (who may decide, who may loosen), checked against the card's
- * options and against the parked turn (its call must still be waiting), then turned into a
- * decision or an answer (pending-settler.ts). The result says whether the parked turn must be resumed.
+ * thread. A reply is authorised (who may decide, who may loosen: the item's lists as the approvals
+ * configuration has them now, withLiveDeciders), checked against the card's options and against the
+ * parked turn (its call must still be waiting), then turned into a decision or an answer
+ * (pending-settler.ts). The result says whether the parked turn must be resumed.
  */
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { Attachment } from "../core/attachment.js";
@@ -10,7 +11,13 @@ import type { QuestionSpec } from "../core/events.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { alwaysCommand } from "../core/text-commands.js";
 import { validActions } from "./approval-card.js";
-import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
+import {
+  type ApprovalsConfig,
+  loosenRefusal,
+  mayDecide,
+  whoMayDecide,
+  withLiveDeciders,
+} from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
 import {
@@ -35,14 +42,19 @@ export interface TypedReply {
 
 /** Resolves presses and typed answers into decisions and answers. */
 export class PendingReplies {
-  constructor(private readonly settler: PendingSettler) {}
+  constructor(
+    private readonly settler: PendingSettler,
+    /** The approvals configuration now: a press is authorised by it, not by the one the item was raised under. */
+    private readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
+  ) {}
 
   /** Resolve a card button press. Refusals change nothing. */
   async press(press: CardPress, parkedOf: ParkedLookup): Promise<Settled<PressResult>> {
     const refused = (result: PressResult): Settled<PressResult> => ({ result });
     const { settler } = this;
-    const item = await settler.load(press.pendingId);
-    if (!item) return refused({ status: "unknown", message: "This request is no longer known." });
+    const stored = await settler.load(press.pendingId);
+    if (!stored) return refused({ status: "unknown", message: "This request is no longer known." });
+    const item = withLiveDeciders(stored, this.config);
     if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
       return refused({ status: "not_allowed", message: whoMayDecide(item).refusal });
     const closed = await settler.closedResult(item);

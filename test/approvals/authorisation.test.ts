@@ -8,6 +8,7 @@ import {
   loosenersFor,
   mayDecide,
   whoMayDecide,
+  withLiveDeciders,
 } from "../../src/approvals/authorisation.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
 import { targetOf, type TelegramMessage } from "../../src/channels/telegram/telegram-inbound.js";
@@ -191,5 +192,75 @@ describe("steeringDecidersFor", () => {
     expect(note).toContain("none is configured for slack: nobody can approve it");
     expect(note).toContain("`approvals.approvers`");
     expect(refusal).toBe(note);
+  });
+});
+
+describe("withLiveDeciders: who may decide an item under the configuration of the day", () => {
+  const ana = { platform: "slack", userId: "U_ANA", name: "Ana" };
+  const ben = { platform: "slack", userId: "U_BEN", name: "Ben" };
+  const raisedUnder = { approvers: ["slack:U_BOSS"], perChannel: { "slack:C1": ["slack:U_LEAD"] } };
+  const approval = (overrides: Partial<PendingApproval> = {}): PendingApproval => ({
+    ...pendingFields({ target, requester: ana }),
+    kind: "approval",
+    tool: "write_note",
+    argSummary: "write_note",
+    reason: "r",
+    alwaysOptions: [],
+    allowedApprovers: allowedApproversFor(raisedUnder, target, "U_ANA"),
+    mayLoosen: loosenersFor(raisedUnder, target, "U_ANA"),
+    startedBy: ana,
+    ...overrides,
+  });
+
+  it("drops approvers no longer configured, keeps the requester and those still configured", () => {
+    const live = withLiveDeciders(approval(), {
+      approvers: [],
+      perChannel: { "slack:C1": ["slack:U_LEAD"] },
+    });
+    expect(live.allowedApprovers).toEqual(["slack:U_ANA", "slack:U_LEAD"]);
+    expect(live.mayLoosen).toEqual(["slack:U_LEAD"]);
+    const none = withLiveDeciders(approval(), { approvers: [] });
+    expect(none.allowedApprovers).toEqual(["slack:U_ANA"]);
+    // No approver left for the thread: nobody raised under one loosens it; a list that named its
+    // starter (raised without one) keeps them.
+    expect(none.mayLoosen).toEqual([]);
+    expect(withLiveDeciders(approval({ mayLoosen: ["slack:U_ANA"] }), { approvers: [] }).mayLoosen).toEqual([
+      "slack:U_ANA",
+    ]);
+  });
+
+  it("adds nobody: an approver configured since, or a steering change's requester, stays off", () => {
+    const live = withLiveDeciders(approval(), { approvers: ["slack:U_BOSS", "slack:U_NEW"] });
+    expect(live.allowedApprovers).toEqual(["slack:U_ANA", "slack:U_BOSS"]);
+    const steering = approval({ allowedApprovers: ["slack:U_BOSS"] });
+    expect(withLiveDeciders(steering, { approvers: ["slack:U_BOSS"] }).allowedApprovers).toEqual([
+      "slack:U_BOSS",
+    ]);
+    expect(withLiveDeciders(steering, { approvers: [] }).allowedApprovers).toEqual([]);
+  });
+
+  it("keeps a plan's starter, who is not its requester, while no approver is configured for the thread", () => {
+    const base = { approvers: [] };
+    const plan: PendingPlan = {
+      ...pendingFields({ target, requester: ana }),
+      kind: "plan",
+      plan: "1. do it",
+      mayLoosen: loosenersFor(base, target, "U_BEN"),
+      startedBy: ben,
+    };
+    const raised = { ...plan, allowedApprovers: decidersOf(plan) };
+    expect(withLiveDeciders(raised, base).allowedApprovers).toEqual(["slack:U_ANA", "slack:U_BEN"]);
+    // Once an approver is configured for the thread, the starter no longer loosens it.
+    const live = withLiveDeciders(raised, { approvers: ["slack:U_BOSS"] });
+    expect(live.allowedApprovers).toEqual(["slack:U_ANA"]);
+    expect(live.mayLoosen).toEqual([]);
+  });
+
+  it("takes an older item's requester as its starter when they could loosen it", () => {
+    const { startedBy: _, ...older } = approval({ mayLoosen: ["slack:U_ANA"] });
+    expect(withLiveDeciders(older, { approvers: [] }).mayLoosen).toEqual(["slack:U_ANA"]);
+    const dm = { platform: "slack", workspace: "T1", channel: "D1" };
+    const { startedBy: __, ...inDm } = approval({ target: dm, mayLoosen: ["slack:U_ANA"] });
+    expect(withLiveDeciders(inDm, { approvers: ["slack:U_BOSS"] }).mayLoosen).toEqual(["slack:U_ANA"]);
   });
 });
