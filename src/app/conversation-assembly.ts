@@ -230,6 +230,8 @@ export async function createConversation(
         queueMode: config.agent.queue_mode,
       },
       approvals,
+      // A typed approve / deny decides only for someone who may act where its item was asked.
+      ...(parts.access ? { mayActIn: parts.access.mayAct.bind(parts.access) } : {}),
       maxSessionsInMemory: config.sessions.max_in_memory,
       maxTurnsPerPerson: config.sessions.max_turns_per_person,
       workspace: { root: config.workspace.root, context: "" },

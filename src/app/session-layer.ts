@@ -215,6 +215,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     scheduler,
     hub,
     pressCard: (press) => parked.press(press),
+    mayActIn: options.mayActIn,
     pending,
     statusExtras: options.statusExtras,
     reviewerStats: reviewer.stats,

@@ -10,7 +10,8 @@
  * whose rules are not registered yet is held until they are (then checked as usual), and rejected
  * — not let through — when they do not come within the hold or the wakers shut down: the waker
  * treats that as a wake that could not be taken now. Only a platform with no rules at all (the
- * console, whose one person runs the process) is not checked.
+ * console, whose one person runs the process) is not checked. The same rules answer, unheld,
+ * whether a decision typed in another conversation may decide an item asked in theirs (mayAct).
  */
 import { CONSOLE_PLATFORM } from "../core/console-platform.js";
 import type { ThreadTarget } from "../core/thread-target.js";
@@ -54,6 +55,20 @@ export class WakeAccess {
     const held = this.waiting.get(platform);
     this.waiting.delete(platform);
     for (const waiter of held ?? []) waiter.release(check);
+  }
+
+  /**
+   * Whether `userId` may use the bot in `target`'s conversation under its platform's rules now:
+   * the check a decision typed in another conversation (`approve <id>`) runs for the one its item
+   * was asked in. True on a platform with no rules; rejects when the platform's rules are not
+   * registered (it is not connected: nothing is held for a person waiting on the answer) or
+   * cannot say.
+   */
+  async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
+    const check = this.checks.get(target.platform);
+    if (check) return check(userId, target);
+    if (this.unchecked.has(target.platform)) return true;
+    throw new Error(`${target.platform} is not connected: cannot check who may act there`);
   }
 
   /**

@@ -6,11 +6,14 @@
  * (executeOn), so a command never changes a session another process started, or switched the
  * thread to, after that look-up — this process does not hold it, and its copy saved here would
  * overwrite the holder's record. The commands that change a session (mode, grants revoke, new,
- * stop) are written to the audit log with who ran them, once they took effect.
+ * stop) are written to the audit log with who ran them, once they took effect. Approve and deny
+ * may be typed in any conversation, but decide only for someone who could press the card's button
+ * in the conversation it was asked in.
  */
 import { markdownLiteral } from "../core/person-text.js";
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
+import type { PendingItem } from "../approvals/pending-item.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
@@ -29,6 +32,13 @@ export interface ThreadCommandsDeps {
   readonly cache: SessionCache;
   readonly scheduler: TurnScheduler;
   readonly hub: PendingHub;
+  /**
+   * Whether a person may still use the bot in a conversation under its platform's rules now
+   * (rejects when the platform cannot say): a typed decision must pass it for the conversation
+   * its item was asked in, as a press of the card's button there would. Absent: not checked (a
+   * stack without platform rules).
+   */
+  readonly mayActIn?: ((userId: string, target: ThreadTarget) => Promise<boolean>) | undefined;
   /** Resolve a card press (approve / deny typed as commands), resuming its turn when needed. */
   readonly pressCard: (press: Extract<ButtonPress, { kind: "card" }>) => Promise<PressResult>;
   readonly pending: PendingStore;
@@ -362,6 +372,8 @@ export class ThreadCommands {
   ): Promise<string> {
     const item = await this.deps.pending.get(id).catch(() => undefined);
     if (!item) return `No pending request has the id ${id}.`;
+    const refusal = await this.refusedWhereAsked(target, user, item);
+    if (refusal) return refusal;
     if (item.kind === "question")
       return "That is a question: answer it with its buttons or by replying here.";
     const action =
@@ -383,7 +395,33 @@ export class ThreadCommands {
     // (id U1) or a configured approver…"); the reply is markdown, so it goes in as plain text.
     return markdownLiteral(result.message);
   }
+
+  /**
+   * Why `user`, typing in `target`'s conversation, may not decide `item` there; undefined when they
+   * may. `approve <id>` works from any conversation, but it gets the check a press of the card's
+   * button gets in the card's conversation: on its platform only (nobody presses a button on
+   * another), and only by someone who may still use the bot in that conversation (mayActIn) — not
+   * someone since removed from a private channel, the allowed users or channels. The refusal names
+   * nothing of the item.
+   */
+  private async refusedWhereAsked(
+    target: ThreadTarget,
+    user: PlatformUser,
+    item: PendingItem,
+  ): Promise<string | undefined> {
+    if (target.platform !== item.target.platform) return NOT_WHERE_ASKED;
+    const { mayActIn } = this.deps;
+    if (!mayActIn) return undefined;
+    const may = await mayActIn(user.id, item.target).catch(() => undefined);
+    if (may === undefined)
+      return "Could not check whether you may still use Coworker in the conversation this request was asked in. Please try again later.";
+    return may ? undefined : NOT_WHERE_ASKED;
+  }
 }
+
+/** A typed decision's refusal for someone who may not use the bot where its item was asked; names nothing of it. */
+const NOT_WHERE_ASKED =
+  "You can't decide this request: you may not use Coworker in the conversation it was asked in.";
 
 /**
  * The session's stored target, also under the other id the command's target knows its chat by

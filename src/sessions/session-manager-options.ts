@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import type { PermissionMode } from "../core/modes.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 import type { EngineFactory } from "./engine-context.js";
@@ -33,6 +34,13 @@ export interface SessionManagerOptions {
     readonly perChannel?: Readonly<Record<string, readonly string[]>>;
     readonly ttlMs: number;
   };
+  /**
+   * Whether a person may still use the bot in a conversation under its platform's rules now
+   * (rejects when the platform cannot say): `approve <id>` / `deny <id>`, typed in any
+   * conversation, decide only for someone who may act in the one the item was asked in
+   * (ThreadCommands). Absent: not checked.
+   */
+  readonly mayActIn?: (userId: string, target: ThreadTarget) => Promise<boolean>;
   readonly maxSessionsInMemory: number;
   /** Turns one person may run at once in this process (default DEFAULT_TURNS_PER_PERSON). */
   readonly maxTurnsPerPerson?: number;

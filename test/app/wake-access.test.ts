@@ -52,4 +52,13 @@ describe("WakeAccess", () => {
     access.register("slack", async () => true);
     expect(await guarded.wake(turn(SLACK))).toEqual({ status: "started" });
   });
+
+  it("answers a typed decision's check at once: the platform's rules, true without rules, rejected before they are registered", async () => {
+    const access = new WakeAccess();
+    await expect(access.mayAct("U1ANA", SLACK)).rejects.toThrow(/slack is not connected/);
+    access.register("slack", async (userId) => userId !== "U1ANA");
+    expect(await access.mayAct("U1ANA", SLACK)).toBe(false);
+    expect(await access.mayAct("U2BEN", SLACK)).toBe(true);
+    expect(await access.mayAct("local", CONSOLE)).toBe(true);
+  });
 });
