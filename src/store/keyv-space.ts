@@ -2,12 +2,21 @@
  * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs, grouped writes,
  * a write-if-absent that is atomic on Redis and SQLite and serialised per key within this
  * process elsewhere, and a compare-and-set and compare-and-delete that are the backend's own
- * (atomic on every backend).
+ * (atomic on every backend), matching a value read or a row's exact text. A row no value can be
+ * read from is an UnreadableRow (stored-row.ts): `get` and `getMany` reject with it, `getRows`
+ * gives it beside the other keys' values.
  */
-import type { Backend } from "./backends/backend.js";
-import { expectedEntry, serializeValue } from "./backends/backend.js";
+import type { Backend, ExpectedEntry, ReadEntry } from "./backends/backend.js";
+import {
+  expectedEntry,
+  expectedText,
+  ROW_TEXT,
+  serializeValue,
+  UnreadableValue,
+} from "./backends/backend.js";
 import type { KeyedMutex } from "./key-mutex.js";
 import type { KeyValueSpace, SpaceEntry, StoreNamespace } from "./store.js";
+import { type RowRead, RowText, UnreadableRow } from "./stored-row.js";
 
 /** Longest key accepted: leaves room for the namespace prefix inside SQL's 255-character key column. */
 export const MAX_KEY_LENGTH = 200;
@@ -38,7 +47,7 @@ export class KeyvSpace implements KeyValueSpace {
     private readonly context: SpaceContext,
   ) {}
 
-  /** The stored value, or undefined when absent or expired. */
+  /** The stored value, or undefined when absent or expired; an UnreadableRow rejects for a row holding none. */
   get<T>(key: string): Promise<T | undefined> {
     return this.guarded(
       () => this.check(key),
@@ -46,7 +55,10 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
-  /** The values of `keys`, in order (undefined where absent or expired), in one backend call. */
+  /**
+   * The values of `keys`, in order (undefined where absent or expired), in one backend call;
+   * rejects with the first key's UnreadableRow when a row holds no value (getRows answers per key).
+   */
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
     return this.guarded(
       () => {
@@ -55,7 +67,27 @@ export class KeyvSpace implements KeyValueSpace {
       () =>
         keys.length === 0
           ? Promise.resolve([])
-          : (this.context.backend.keyv(this.namespace).getMany([...keys]) as Promise<Array<T | undefined>>),
+          : this.keyv()
+              .getMany([...keys])
+              .then((values) => values.map((value, at) => this.readable<T>(keys[at]!, value))),
+    );
+  }
+
+  /**
+   * The rows of `keys`, in order, in one backend call: undefined where absent or expired, else
+   * the value or the UnreadableRow held, each with its row's exact text (a RowText) as `expected`.
+   */
+  getRows<T>(keys: readonly string[]): Promise<Array<RowRead<T>>> {
+    return this.guarded(
+      () => {
+        for (const key of keys) this.check(key);
+      },
+      () =>
+        keys.length === 0
+          ? Promise.resolve([])
+          : this.keyv()
+              .getManyRaw([...keys])
+              .then((entries) => entries.map((entry, at) => this.rowOf<T>(keys[at]!, entry as ReadEntry))),
     );
   }
 
@@ -106,7 +138,8 @@ export class KeyvSpace implements KeyValueSpace {
           return backend.insertIfAbsent(this.namespace, key, serializeValue(value, ttlMs, Date.now()), ttlMs);
         }
         return mutex.run(`${this.namespace}\u0000${key}`, async () => {
-          if ((await this.read(key)) !== undefined) return false;
+          // A row holding no value is present too, as on the backends with their own insert.
+          if ((await this.keyv().get(key)) !== undefined) return false;
           await this.write(key, value, ttlMs);
           return true;
         });
@@ -117,7 +150,8 @@ export class KeyvSpace implements KeyValueSpace {
   /**
    * Write `value` (expiring after `ttlMs` when given) only while `key` holds `expected`, with or
    * without an expiry, unexpired by this process's clock (compared as the text keyv wrote for it:
-   * JSON gives back the same text for a value read from it); true when this call wrote it. One
+   * JSON gives back the same text for a value read from it) — or, when `expected` is a RowText,
+   * while the row holds exactly that text, unexpired; true when this call wrote it. One
    * conditional write on every backend, atomic across processes.
    */
   replaceIf(key: string, expected: unknown, value: unknown, ttlMs?: number): Promise<boolean> {
@@ -131,21 +165,18 @@ export class KeyvSpace implements KeyValueSpace {
       },
       () => {
         const now = Date.now();
-        return this.context.backend.replaceIf(
-          this.namespace,
-          key,
-          expectedEntry(expected, now),
-          serializeValue(value, ttlMs, now),
-          ttlMs,
-        );
+        const held = expectedOf(expected, now);
+        const serialized = serializeValue(value, ttlMs, now);
+        if (!held) return Promise.resolve(false);
+        return this.context.backend.replaceIf(this.namespace, key, held, serialized, ttlMs);
       },
     );
   }
 
   /**
-   * Delete `key` only while it holds `expected`, with or without an expiry, unexpired by this
-   * process's clock (compared as replaceIf compares); true when this call deleted it. One
-   * conditional delete on every backend, atomic across processes.
+   * Delete `key` only while it holds `expected` (a value, or a RowText), with or without an
+   * expiry, unexpired by this process's clock (compared as replaceIf compares); true when this
+   * call deleted it. One conditional delete on every backend, atomic across processes.
    */
   deleteIf(key: string, expected: unknown): Promise<boolean> {
     return this.guarded(
@@ -154,7 +185,10 @@ export class KeyvSpace implements KeyValueSpace {
         if (expected === undefined)
           throw new Error(`store: deleteIf at ${this.namespace}/${key} needs the value expected`);
       },
-      () => this.context.backend.deleteIf(this.namespace, key, expectedEntry(expected, Date.now())),
+      () => {
+        const held = expectedOf(expected, Date.now());
+        return held ? this.context.backend.deleteIf(this.namespace, key, held) : Promise.resolve(false);
+      },
     );
   }
 
@@ -175,7 +209,36 @@ export class KeyvSpace implements KeyValueSpace {
   }
 
   private read<T>(key: string): Promise<T | undefined> {
-    return this.context.backend.keyv(this.namespace).get(key) as Promise<T | undefined>;
+    return this.keyv()
+      .get(key)
+      .then((value) => this.readable<T>(key, value));
+  }
+
+  /** A value read at `key`; throws the UnreadableRow of a row holding none. */
+  private readable<T>(key: string, value: unknown): T | undefined {
+    if (value instanceof UnreadableValue) throw this.unreadable(key, value);
+    return value as T | undefined;
+  }
+
+  /** A row as `getRows` gives it, from the entry read at `key` (undefined: absent or expired). */
+  private rowOf<T>(key: string, entry: ReadEntry | undefined): RowRead<T> {
+    if (entry === undefined) return undefined;
+    const { value, expires } = entry;
+    if (value instanceof UnreadableValue) {
+      const unreadable = this.unreadable(key, value);
+      return { unreadable, expected: unreadable.row };
+    }
+    // A row in other text than the store writes may hold any expiry (`null`): reads judge numbers only.
+    const expiry = typeof expires === "number" ? expires : undefined;
+    return { value: value as T, expected: new RowText(entry[ROW_TEXT], expiry) };
+  }
+
+  private unreadable(key: string, value: UnreadableValue): UnreadableRow {
+    return new UnreadableRow(this.namespace, key, value.row, value.reason);
+  }
+
+  private keyv() {
+    return this.context.backend.keyv(this.namespace);
   }
 
   private async writeInOrder(entries: readonly SpaceEntry[]): Promise<void> {
@@ -198,6 +261,11 @@ export class KeyvSpace implements KeyValueSpace {
     if (write.length === 0) checkKey(this.namespace, key);
     else checkEntry(this.namespace, key, ...write);
   }
+}
+
+/** What a compare-and-set or compare-and-delete at `now` expects for `expected`, a value or a RowText. */
+function expectedOf(expected: unknown, now: number): ExpectedEntry | undefined {
+  return expected instanceof RowText ? expectedText(expected, now) : expectedEntry(expected, now);
 }
 
 /**

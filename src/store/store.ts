@@ -2,6 +2,7 @@
  * Store: the one storage layer, a set of namespaced key-value spaces on keyv. The backend is an
  * embedded SQLite file by default, or Redis / Postgres from COWORKER_STORE_URL.
  */
+import { type RowRead, UnreadableRow } from "./stored-row.js";
 
 export const STORE_NAMESPACES = [
   "sessions",
@@ -35,12 +36,24 @@ export interface SpaceEntry {
 }
 
 export interface KeyValueSpace {
+  /**
+   * The value at `key` (undefined when absent or expired); rejects with an UnreadableRow
+   * (stored-row.ts) when the row there holds no value the store can read.
+   */
   get<T>(key: string): Promise<T | undefined>;
   /**
    * The values of several keys, in order (undefined where absent): one round trip where the
-   * backend can (Redis MGET). Optional (spaces built elsewhere may lack it): call it through `getAll`.
+   * backend can (Redis MGET); one row holding no readable value rejects the whole read with its
+   * UnreadableRow (`readRows` answers per key). Optional (spaces built elsewhere may lack it): call
+   * it through `getAll`.
    */
   getMany?<T>(keys: readonly string[]): Promise<Array<T | undefined>>;
+  /**
+   * The rows of several keys, in order, in one round trip: per key undefined (absent), its value,
+   * or its UnreadableRow, each with its exact text as `expected` (a RowText). Optional (spaces
+   * built elsewhere may lack it): call it through `readRows`.
+   */
+  getRows?<T>(keys: readonly string[]): Promise<Array<RowRead<T>>>;
   set(key: string, value: unknown, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Write only when the key is absent; true when this call wrote it (dedupe, first press wins). */
@@ -56,10 +69,12 @@ export interface KeyValueSpace {
   /**
    * Compare-and-set: write `value` (expiring after `ttlMs` when given, else never) only while
    * `key` still holds `expected` — a value read from it and handed back as it came, compared as
-   * the JSON the store holds, whether or not it was written with a TTL — atomically across every
-   * process on the store; true when this call wrote it. False (nothing written) when the key is
-   * absent (deleted meanwhile, or expired by this process's clock, as `get` judges it) or holds
-   * anything else (written meanwhile).
+   * the JSON the store holds, whether or not it was written with a TTL; or a row's RowText (from
+   * `readRows`, or an UnreadableRow's `row`), matched only while the row holds exactly that text,
+   * so a row in other text than the store writes, or holding no readable value, can be replaced
+   * too — atomically across every process on the store; true when this call wrote it. False
+   * (nothing written) when the key is absent (deleted meanwhile, or expired by this process's
+   * clock, as `get` judges it) or holds anything else (written meanwhile).
    */
   replaceIf(key: string, expected: unknown, value: unknown, ttlMs?: number): Promise<boolean>;
   /**
@@ -74,6 +89,26 @@ export interface KeyValueSpace {
 export function getAll<T>(space: KeyValueSpace, keys: readonly string[]): Promise<Array<T | undefined>> {
   if (space.getMany) return space.getMany<T>(keys);
   return Promise.all(keys.map((key) => space.get<T>(key)));
+}
+
+/**
+ * The rows of `keys`, in order (see `getRows`): `space.getRows(keys)` when the space has it, else
+ * one `get` per key, whose values come with themselves as `expected` (compared as values, so a row
+ * in other text than the store writes is not matched) and whose UnreadableRow comes per key.
+ */
+export function readRows<T>(space: KeyValueSpace, keys: readonly string[]): Promise<Array<RowRead<T>>> {
+  if (space.getRows) return space.getRows<T>(keys);
+  return Promise.all(keys.map((key) => readRow<T>(space, key)));
+}
+
+async function readRow<T>(space: KeyValueSpace, key: string): Promise<RowRead<T>> {
+  try {
+    const value = await space.get<T>(key);
+    return value === undefined ? undefined : { value, expected: value };
+  } catch (error) {
+    if (error instanceof UnreadableRow) return { unreadable: error, expected: error.row };
+    throw error;
+  }
 }
 
 /**

@@ -4,9 +4,12 @@
  * `replaceIf`, or `setIfAbsent` where nothing was), and start again from a fresh read when another
  * process wrote first, a bounded number of times. Each record kept this way (a scheduled task and
  * its catalog shards, a history's pruned mark, a person's latest Slack thread) used to write the
- * loop out itself; here it is written once, and says plainly how it ended.
+ * loop out itself; here it is written once, and says plainly how it ended. A value is written only
+ * over the very row read (its exact text, where the space reads rows: see `readRows`), so a row in
+ * other text than the store writes is updated too, and a row holding no readable value is handed
+ * to callers that ask for it, to be replaced.
  */
-import type { KeyValueSpace } from "./store.js";
+import { type KeyValueSpace, readRows } from "./store.js";
 
 /** How an update by compare-and-set goes about it. */
 export interface CompareAndSetOptions {
@@ -20,6 +23,12 @@ export interface CompareAndSetOptions {
    * as usual. Without it every attempt starts with a read.
    */
   readonly believed?: { readonly value: unknown };
+  /**
+   * True: a row holding no readable value is handed to `change` as its UnreadableRow (and written
+   * over, when `change` asks, only while it holds that very text). Otherwise reading one rejects
+   * with it, as `get` does.
+   */
+  readonly readsUnreadable?: boolean;
 }
 
 /** How an update by compare-and-set ended. */
@@ -33,9 +42,10 @@ export type CompareAndSetResult<V> =
 
 /**
  * Change `key` in `space` as it is stored now: `change` gets the value held (undefined when
- * absent or expired) and returns the value to write, or undefined to leave the key as it is.
- * The value is written only over the one `change` saw, atomically across processes: by
- * `replaceIf` over a value, by `setIfAbsent` where there was none (so a key deleted meanwhile is
+ * absent or expired; an UnreadableRow with `readsUnreadable`) and returns the value to write, or
+ * undefined to leave the key as it is.
+ * The value is written only over the row `change` saw, atomically across processes: by
+ * `replaceIf` over a row, by `setIfAbsent` where there was none (so a key deleted meanwhile is
  * not written back unless `change` asks for that when it sees it absent). When another process
  * wrote first, the key is read again and `change` asked again, up to `options.attempts` writes.
  * `change` may run once per attempt: it must not assume it runs once. Store failures and
@@ -47,18 +57,28 @@ export async function updateByCompareAndSet<V>(
   change: (current: unknown) => V | undefined,
   options: CompareAndSetOptions,
 ): Promise<CompareAndSetResult<V>> {
-  const { attempts, ttlMs, believed } = options;
+  const { attempts, ttlMs, believed, readsUnreadable } = options;
   if (!Number.isSafeInteger(attempts) || attempts < 1) {
     throw new Error(`updating ${key} by compare-and-set needs at least one attempt (got ${attempts})`);
   }
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const current = attempt === 1 && believed ? believed.value : await space.get(key);
+    let current: unknown;
+    let expected: unknown;
+    if (attempt === 1 && believed) current = expected = believed.value;
+    else {
+      const [read] = await readRows(space, [key]);
+      if (read !== undefined && "unreadable" in read) {
+        if (!readsUnreadable) throw read.unreadable;
+        current = read.unreadable;
+      } else current = read?.value;
+      expected = read?.expected;
+    }
     const next = change(current);
     if (next === undefined) return { outcome: "unchanged", current };
     const written =
       current === undefined
         ? await space.setIfAbsent(key, next, ttlMs)
-        : await space.replaceIf(key, current, next, ttlMs);
+        : await space.replaceIf(key, expected, next, ttlMs);
     if (written) return { outcome: "updated", value: next, replaced: current };
   }
   return { outcome: "gave-up", attempts };

@@ -94,7 +94,7 @@ describe("sqlite store", () => {
     ]);
   });
 
-  it("a row that is not JSON fails its read with an error naming its namespace, not quoting its value", async () => {
+  it("a row that is not JSON fails its read with an error naming its key and namespace, not quoting its value", async () => {
     const store = await createStore({ dataDir: root });
     await store.space("memory").set("fine", { ok: true });
     await store.close();
@@ -113,7 +113,7 @@ describe("sqlite store", () => {
         );
       expect(failure?.name).toBe("StoredDataError");
       expect(failure?.message).toBe(
-        "stored entry in memory is not JSON: it was not written by Coworker, or it is corrupt",
+        "stored entry mangled in memory is not JSON: it was not written by Coworker, or it is corrupt",
       );
       expect(failure?.cause).toBeUndefined();
       expect(await reopened.space("memory").get("fine")).toEqual({ ok: true });

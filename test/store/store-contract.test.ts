@@ -8,10 +8,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createClient } from "@keyv/redis";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { getAll, type KeyValueSpace, type Store, setAll } from "../../src/store/store.js";
+import {
+  getAll,
+  type KeyValueSpace,
+  readRows,
+  type Store,
+  type StoreNamespace,
+  setAll,
+} from "../../src/store/store.js";
+import { RowText, UnreadableRow } from "../../src/store/stored-row.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { eventually } from "../support/eventually.js";
@@ -22,6 +31,8 @@ interface Backend {
   readonly persistent: boolean;
   setup(): Promise<void>;
   open(): Promise<Store>;
+  /** Store `text` as the row of `key` in `namespace` by another path than `store` (another program's write). */
+  writeRow(store: Store, namespace: StoreNamespace, key: string, text: string): Promise<void>;
   teardown(): Promise<void>;
 }
 
@@ -36,6 +47,16 @@ function sqliteBackend(): Backend {
       dataDir = await mkdtemp(path.join(os.tmpdir(), "coworker-store-"));
     },
     open: () => createStore({ dataDir }),
+    writeRow: async (_, namespace, key, text) => {
+      const db = new Database(path.join(dataDir, "coworker.sqlite"));
+      try {
+        db.prepare(
+          "INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        ).run(`${namespace}:${key}`, text);
+      } finally {
+        db.close();
+      }
+    },
     teardown: () => rm(dataDir, { recursive: true, force: true }),
   };
 }
@@ -51,6 +72,15 @@ function redisBackend(): Backend {
     open: () => {
       if (!server) throw new Error("redis-server did not start (see the setup error above)");
       return createStore({ url: server.url, dataDir: os.tmpdir() });
+    },
+    writeRow: async (_, namespace, key, text) => {
+      const raw = createClient({ url: server!.url });
+      await raw.connect();
+      try {
+        await raw.set(`${namespace}::${key}`, text);
+      } finally {
+        await raw.close();
+      }
     },
     teardown: async () => {
       await server?.stop();
@@ -70,6 +100,18 @@ function postgresBackend(): Backend {
       if (!server) throw new Error("postgres did not start (see the setup error above)");
       return createStore({ url: server.url, dataDir: os.tmpdir() });
     },
+    writeRow: async (_, namespace, key, text) => {
+      const client = new pg.Client({ connectionString: server!.url });
+      await client.connect();
+      try {
+        await client.query(
+          "INSERT INTO keyv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+          [`${namespace}:${key}`, text],
+        );
+      } finally {
+        await client.end();
+      }
+    },
     teardown: async () => {
       await server?.stop();
     },
@@ -82,6 +124,13 @@ function memoryBackend(): Backend {
     persistent: false,
     setup: async () => undefined,
     open: () => createStore({ url: "memory:", dataDir: os.tmpdir() }),
+    // Nothing else reaches this process's Map: the store's own backend, as keyv keeps the rows.
+    writeRow: async (store, namespace, key, text) => {
+      const held = store as unknown as {
+        backend: { keyv(ns: string): { opts: { store: Map<string, string> } } };
+      };
+      held.backend.keyv(namespace).opts.store.set(`${namespace}:${key}`, text);
+    },
     teardown: async () => undefined,
   };
 }
@@ -414,6 +463,123 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     await expect(space.getMany!([key("a"), ""])).rejects.toThrow(/key in dedupe must be a string/);
   });
 
+  it("a row holding no readable value (not JSON, JSON without a value, null) is one UnreadableRow to every read, with its text, and present to setIfAbsent", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    const rows = { notJson: "not json {", noValue: '{"v":1}', nothing: "null", list: "[1,2]" };
+    for (const [name, text] of Object.entries(rows)) await backend.writeRow(store, "dedupe", key(name), text);
+    await space.set(key("fine"), { ok: true });
+    for (const [name, text] of Object.entries(rows)) {
+      const failure = await space.get(key(name)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(UnreadableRow);
+      expect(failure).toMatchObject({
+        name: "StoredDataError",
+        namespace: "dedupe",
+        key: key(name),
+        row: { text, expires: undefined },
+        message: `stored entry ${key(name)} in dedupe ${name === "notJson" ? "is not JSON" : "holds no value"}: it was not written by Coworker, or it is corrupt`,
+      });
+      expect((failure as Error).message).not.toContain(text);
+      expect(await space.setIfAbsent(key(name), "claimed", 60_000)).toBe(false);
+    }
+    // getMany fails whole, as before; getRows (and readRows) answer per key.
+    await expect(space.getMany!([key("fine"), key("noValue")])).rejects.toBeInstanceOf(UnreadableRow);
+    const read = await space.getRows!([key("fine"), key("notJson"), key("missing"), key("nothing")]);
+    expect(read[0]).toEqual({ value: { ok: true }, expected: expect.any(RowText) });
+    expect(read[1]).toMatchObject({ unreadable: { key: key("notJson") }, expected: { text: "not json {" } });
+    expect(read[2]).toBeUndefined();
+    expect(read[3]).toMatchObject({ unreadable: { key: key("nothing"), reason: "holds no value" } });
+    expect(await readRows(space, [key("list")])).toEqual([
+      { unreadable: expect.any(UnreadableRow), expected: new RowText("[1,2]", undefined) },
+    ]);
+    expect(await space.getRows!([])).toEqual([]);
+  });
+
+  it("replaceIf and deleteIf over a row's text (RowText) change that row only while it holds exactly that text, whatever it holds", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await backend.writeRow(store, "dedupe", key("notJson"), "not json {");
+    await backend.writeRow(store, "dedupe", key("noValue"), '{"v":1}');
+    await backend.writeRow(store, "dedupe", key("spaced"), '{"value": {"n": 1}}');
+    await backend.writeRow(store, "dedupe", key("nullExpiry"), '{"value":{"n":1},"expires":null}');
+    const [notJson, noValue, spaced, nullExpiry] = await space.getRows!(
+      ["notJson", "noValue", "spaced", "nullExpiry"].map(key),
+    );
+    // A row in other text than the store writes reads as its value, but is not matched by it.
+    expect(spaced).toMatchObject({ value: { n: 1 } });
+    expect(await space.replaceIf(key("spaced"), { n: 1 }, { n: 2 })).toBe(false);
+    expect(await space.deleteIf(key("nullExpiry"), { n: 1 })).toBe(false);
+    // Not the text held: nothing matches.
+    expect(await space.replaceIf(key("notJson"), new RowText("not json", undefined), "mine")).toBe(false);
+    expect(await space.replaceIf(key("notJson"), spaced!.expected, "mine")).toBe(false);
+    expect(await space.deleteIf(key("missing"), notJson!.expected)).toBe(false);
+    // A row's text expects that text alone, never a start followed by an expiry still to come.
+    await backend.writeRow(store, "dedupe", key("number"), "9999999999999}");
+    expect(await space.replaceIf(key("number"), new RowText("other", undefined), "mine")).toBe(false);
+    expect(await space.deleteIf(key("number"), new RowText("", undefined))).toBe(false);
+    // The text held: replaced (with the TTL given, or none) or deleted, once.
+    expect(await space.replaceIf(key("notJson"), notJson!.expected, "mine", 60_000)).toBe(true);
+    expect(await space.get(key("notJson"))).toBe("mine");
+    expect(await space.replaceIf(key("notJson"), notJson!.expected, "again")).toBe(false);
+    expect(await space.replaceIf(key("spaced"), spaced!.expected, { n: 2 })).toBe(true);
+    expect(await space.get(key("spaced"))).toEqual({ n: 2 });
+    expect(await space.deleteIf(key("noValue"), noValue!.expected)).toBe(true);
+    expect(await space.deleteIf(key("nullExpiry"), nullExpiry!.expected)).toBe(true);
+    expect(await space.getMany!(["noValue", "nullExpiry"].map(key))).toEqual([undefined, undefined]);
+    expect(await space.deleteIf(key("noValue"), noValue!.expected)).toBe(false);
+    // The store's own rows too: matched by their text, so not after a rewrite of the same value.
+    await space.set(key("own"), { n: 1 }, 60_000);
+    const [own] = await space.getRows!([key("own")]);
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: start + 1_000 });
+    try {
+      await space.set(key("own"), { n: 1 }, 60_000);
+      expect(await space.replaceIf(key("own"), own!.expected, { n: 2 })).toBe(false);
+      expect(await space.replaceIf(key("own"), { n: 1 }, { n: 2 }, 60_000)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("of 20 concurrent callers replacing one unreadable row by its text exactly one wins", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await backend.writeRow(store, "dedupe", key("contested"), "garbage");
+    const [read] = await space.getRows!([key("contested")]);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, caller) =>
+        space.replaceIf(key("contested"), read!.expected, { caller }),
+      ),
+    );
+    const winners = results.flatMap((won, caller) => (won ? [caller] : []));
+    expect(winners).toHaveLength(1);
+    expect(await space.get(key("contested"))).toEqual({ caller: winners[0] });
+  });
+
+  it("a row's text written with a TTL matches while it lives by this process's clock, and no longer once expired", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await space.set(key("live"), "v", 60_000);
+    await space.set(key("lapsing"), "v", 60_000);
+    await backend.writeRow(store, "dedupe", key("foreign"), `{"v":1,"expires":${Date.now() + 60_000}}`);
+    const [live, lapsing, foreign] = await space.getRows!(["live", "lapsing", "foreign"].map(key));
+    expect(foreign).toMatchObject({ unreadable: { row: { expires: expect.any(Number) } } });
+    expect(await space.replaceIf(key("live"), live!.expected, "next")).toBe(true);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+    try {
+      // Expired by this process's clock (the server may still hold them): absent, nothing matches.
+      expect(await space.replaceIf(key("lapsing"), lapsing!.expected, "late")).toBe(false);
+      expect(await space.deleteIf(key("foreign"), foreign!.expected)).toBe(false);
+      expect(await space.getRows!(["lapsing", "foreign"].map(key))).toEqual([undefined, undefined]);
+      expect(await space.setIfAbsent(key("foreign"), "fresh")).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("rejects bad keys, undefined values and bad TTLs with clear errors", async () => {
     const space = store.space("sessions");
     await expect(space.set("", 1)).rejects.toThrow(/key in sessions must be a string of 1–200 characters/);
@@ -674,12 +840,16 @@ describe("store contract: postgresql across connections", () => {
       const reopened = await createStore({ url: server.url, dataDir: os.tmpdir() });
       try {
         const notJson =
-          /^stored entry in dedupe is not JSON: it was not written by Coworker, or it is corrupt$/;
+          /^stored entry mangled in dedupe is not JSON: it was not written by Coworker, or it is corrupt$/;
         await expect(reopened.space("dedupe").get("mangled")).rejects.toThrow(notJson);
         await expect(reopened.space("dedupe").get("mangled")).rejects.toMatchObject({
           name: "StoredDataError",
         });
         await expect(reopened.space("dedupe").getMany!(["ends-soon", "mangled"])).rejects.toThrow(notJson);
+        // Row by row, the key alone fails (the other expired by this clock).
+        const [endsSoon, mangled] = await reopened.space("dedupe").getRows!(["ends-soon", "mangled"]);
+        expect(endsSoon).toBeUndefined();
+        expect(mangled).toMatchObject({ unreadable: { key: "mangled", row: { text: "not json {" } } });
         expect(await reopened.space("dedupe").setIfAbsent("mangled", "fresh")).toBe(false);
       } finally {
         await reopened.close();

@@ -1,12 +1,19 @@
 /**
  * updateByCompareAndSet on the in-memory store: the write lands only over the value read, a write
  * lost to another process's starts again from theirs, it gives up after the attempts allowed, and
- * it says which of the three happened.
+ * it says which of the three happened. On a SQLite file holding rows another program wrote: a row
+ * in other text than the store writes is updated (it was compared as the value read, and never
+ * matched: every attempt lost), and a row holding no readable value is handed to a change that
+ * asks for it, and replaced.
  */
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { UnreadableRow } from "../../src/store/stored-row.js";
 import { updateByCompareAndSet } from "../../src/store/update-by-compare-and-set.js";
 
 type Counter = { readonly n: number };
@@ -157,5 +164,60 @@ describe("updateByCompareAndSet", () => {
     await expect(updateByCompareAndSet(space, "count", plusOne, { attempts: 0 })).rejects.toThrow(
       "updating count by compare-and-set needs at least one attempt (got 0)",
     );
+  });
+});
+
+describe("updateByCompareAndSet over rows another program wrote", () => {
+  let dir: string;
+  let store: Store;
+  /** Store `text` as the row of `key` in "schedules", as another program would. */
+  const writeRow = (key: string, text: string) => {
+    const db = new Database(path.join(dir, "coworker.sqlite"));
+    db.prepare("INSERT INTO keyv (key, value) VALUES (?, ?)").run(`schedules:${key}`, text);
+    db.close();
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "cas-rows-"));
+    store = await createStore({ dataDir: dir });
+  });
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("updates a row in other text than the store writes over that very row", async () => {
+    writeRow("spaced", '{"value": {"n": 1}}');
+    writeRow("null-expiry", '{"value":{"n":1},"expires":null}');
+    const space = store.space("schedules");
+    for (const key of ["spaced", "null-expiry"]) {
+      expect(await updateByCompareAndSet(space, key, plusOne, { attempts: 2 })).toEqual({
+        outcome: "updated",
+        value: { n: 2 },
+        replaced: { n: 1 },
+      });
+      expect(await space.get(key)).toEqual({ n: 2 });
+    }
+  });
+
+  it("rejects with the UnreadableRow of a row holding no readable value, unless asked to hand it to the change, which may replace it", async () => {
+    writeRow("mangled", "not json {");
+    writeRow("empty", "null");
+    const space = store.space("schedules");
+    const change = vi.fn(() => ({ n: 1 }));
+    await expect(updateByCompareAndSet(space, "mangled", change, { attempts: 2 })).rejects.toBeInstanceOf(
+      UnreadableRow,
+    );
+    expect(change).not.toHaveBeenCalled();
+    for (const key of ["mangled", "empty"]) {
+      const updated = await updateByCompareAndSet(space, key, change, { attempts: 2, readsUnreadable: true });
+      expect(updated).toMatchObject({ outcome: "updated", value: { n: 1 }, replaced: { key } });
+      expect((updated as { replaced: unknown }).replaced).toBeInstanceOf(UnreadableRow);
+      expect(await space.get(key)).toEqual({ n: 1 });
+    }
+    writeRow("kept", "[]");
+    expect(
+      await updateByCompareAndSet(space, "kept", () => undefined, { attempts: 1, readsUnreadable: true }),
+    ).toMatchObject({ outcome: "unchanged", current: { key: "kept", row: { text: "[]" } } });
   });
 });

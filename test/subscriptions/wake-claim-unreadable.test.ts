@@ -72,11 +72,11 @@ async function storeWithRow(row: string): Promise<Store> {
 }
 
 const unreadableRows: ReadonlyArray<readonly [string, string, string]> = [
-  ["not JSON", "not json", "(stored entry in dedupe is not JSON"],
+  ["not JSON", "not json", "(stored entry wake-claim:k1 in dedupe is not JSON"],
   ["a non-claim in other text than the store writes", '{"value": {"owner": 42}}', "(it is not a wake claim)"],
   ["a non-claim with a null expiry", '{"value":{"owner":42},"expires":null}', "(it is not a wake claim)"],
-  ["JSON with no value", '{"v":1}', "(it holds no value)"],
-  ["JSON null", "null", "(it holds no value)"],
+  ["JSON with no value", '{"v":1}', "(stored entry wake-claim:k1 in dedupe holds no value"],
+  ["JSON null", "null", "(stored entry wake-claim:k1 in dedupe holds no value"],
 ];
 
 it.each(unreadableRows)("replaces a stored claim whose row is %s, reporting it", async (_, row, reason) => {

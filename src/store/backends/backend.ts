@@ -7,7 +7,7 @@ import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } 
 import { messageOf } from "../../core/failure.js";
 import { settlesWithin } from "../../core/settles-within.js";
 import type { SpaceEntry, StoreHealth, StoreNamespace } from "../store.js";
-import { StoredDataError } from "../versioned.js";
+import { RowText, type UnreadableReason } from "../stored-row.js";
 
 /** One opened storage engine. */
 export interface Backend {
@@ -98,6 +98,7 @@ export function serializeValue(value: unknown, ttlMs: number | undefined, now: n
  * and `}`) not yet passed at `now`, the caller's clock (the one reads judge expiry by). The value
  * is compared as text: JSON gives back the same text for a value read from it. A value is
  * complete before the comma, so a row beginning with `expiringStart` holds that value and no other.
+ * An empty `expiringStart` expects `exact` alone: a row's own text, handed back (see expectedText).
  */
 export interface ExpectedEntry {
   readonly exact: string;
@@ -111,33 +112,75 @@ export function expectedEntry(value: unknown, now: number): ExpectedEntry {
   return { exact, expiringStart: `${exact.slice(0, -1)},"expires":`, now };
 }
 
+/**
+ * The entry a compare-and-set or compare-and-delete of a row's exact text at `now` expects: that
+ * text and no other; undefined when its expiry, as the read judged it, has passed at `now` (the row
+ * is absent to this caller then, so nothing matches).
+ */
+export function expectedText(row: RowText, now: number): ExpectedEntry | undefined {
+  if (row.expires !== undefined && now > row.expires) return undefined;
+  return { exact: row.text, expiringStart: "", now };
+}
+
 /** Whether a row (keyv's serialised text, or undefined when absent) holds the entry `expected` describes, live. */
 export function holdsExpected(row: unknown, expected: ExpectedEntry): boolean {
   if (row === expected.exact) return true;
-  if (typeof row !== "string" || !row.startsWith(expected.expiringStart) || !row.endsWith("}")) return false;
-  const expires = Number(row.slice(expected.expiringStart.length, -1));
+  const start = expected.expiringStart;
+  if (start === "" || typeof row !== "string" || !row.startsWith(start) || !row.endsWith("}")) return false;
+  const expires = Number(row.slice(start.length, -1));
   return Number.isFinite(expires) && expires >= expected.now;
 }
 
+/** Where a read entry keeps the text of its row (a symbol: no stored field can collide with it). */
+export const ROW_TEXT = Symbol("row text");
+
+/** An entry as reads give it: keyv's envelope, and the text of the row it was read from. */
+export type ReadEntry<T = unknown> = DeserializedData<T> & { readonly [ROW_TEXT]: string };
+
 /**
- * A stored entry, or undefined once it has expired: keyv then reports a miss and leaves the row
- * alone. Left to keyv, a read that found an entry expired deleted its key, and that delete could
- * land after a write of the key made meanwhile (a renewal, a setIfAbsent that won), removing it.
- * Expired rows are purged by their backend instead (SQLite and Postgres hourly, Redis by itself;
- * the in-memory one, for tests, keeps them). A row that is not JSON fails with a StoredDataError
- * naming `namespace` but neither the value nor the key (keyv hands a deserializer the text alone).
+ * What a read gives as the value of a row it holds no value in (not JSON, or JSON that is not an
+ * entry with a value): the store turns it into an UnreadableRow naming the key (stored-row.ts).
  */
-function deserializeEntry<T>(text: string, namespace: string): DeserializedData<T> | undefined {
-  let entry: DeserializedData<T> | null;
+export class UnreadableValue {
+  constructor(
+    readonly reason: UnreadableReason,
+    readonly row: RowText,
+  ) {}
+}
+
+/**
+ * A stored entry, with its row's text, or undefined once it has expired: keyv then reports a miss
+ * and leaves the row alone. Left to keyv, a read that found an entry expired deleted its key, and
+ * that delete could land after a write of the key made meanwhile (a renewal, a setIfAbsent that
+ * won), removing it. Expired rows are purged by their backend instead (SQLite and Postgres hourly,
+ * Redis by itself; the in-memory one, for tests, keeps them). A row that is not JSON, or JSON that
+ * holds no value (`null`, `{"v":1}`), is an entry whose value is an UnreadableValue: it never
+ * throws here, so a batched read answers for every other key (keyv hands a deserializer the text
+ * alone, so the store names the key), and it counts as present, as a write-if-absent finds it.
+ */
+function deserializeEntry<T>(text: string): ReadEntry<T> | undefined {
+  let entry: unknown;
   try {
-    entry = JSON.parse(text) as DeserializedData<T> | null;
+    entry = JSON.parse(text);
   } catch {
-    // Not JSON's own error: it quotes the start of the value and names no namespace.
-    throw new StoredDataError(
-      `stored entry in ${namespace} is not JSON: it was not written by Coworker, or it is corrupt`,
-    );
+    return unreadableEntry(text, "is not JSON", undefined);
   }
-  return typeof entry?.expires === "number" && Date.now() > entry.expires ? undefined : (entry ?? undefined);
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry))
+    return unreadableEntry(text, "holds no value", undefined);
+  const { expires } = entry as { expires?: unknown };
+  if (typeof expires === "number" && Date.now() > expires) return undefined;
+  if (!("value" in entry)) return unreadableEntry(text, "holds no value", expires);
+  const read = entry as { value: T; expires?: number; [ROW_TEXT]: string };
+  read[ROW_TEXT] = text;
+  return read;
+}
+
+/** The entry of a row holding no value: an UnreadableValue, live (an expiry passed was judged already). */
+function unreadableEntry<T>(text: string, reason: UnreadableReason, expires: unknown): ReadEntry<T> {
+  const expiry = typeof expires === "number" ? expires : undefined;
+  const value = new UnreadableValue(reason, new RowText(text, expiry));
+  // keyv hands the value on as the caller's: the store tells it apart (keyv-space.ts).
+  return { value: value as T, expires: expiry, [ROW_TEXT]: text };
 }
 
 /**
@@ -199,7 +242,7 @@ export function namespacedKeyv(
     useKeyPrefix: prefixKeys,
     throwOnErrors: true,
     serialize: serializeEntry,
-    deserialize: (text: string) => deserializeEntry(text, namespace),
+    deserialize: deserializeEntry,
   };
   const keyv = prefixKeys ? new PrefixedKeyv(options, namespace) : new Keyv(options);
   keyv.on("error", onError);

@@ -254,11 +254,12 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
 }
 
 /**
- * The row of key $1 holds the entry $2 without an expiry, or with one ($3, then the expiry and `}`)
- * not passed at $4 (see ExpectedEntry).
+ * The row of key $1 holds the entry $2 without an expiry, or with one ($3, when not empty, then the
+ * expiry and `}`) not passed at $4 (see ExpectedEntry).
  */
 const HOLDS_EXPECTED = `key = $1 AND (value = $2 OR
-  (left(value, char_length($3::text)) = $3::text AND ${expiresOf("value")} >= $4))`;
+  (char_length($3::text) > 0 AND left(value, char_length($3::text)) = $3::text
+    AND ${expiresOf("value")} >= $4))`;
 
 /**
  * The expiry time (ms since the epoch) of a stored keyv envelope, NULL when it has none. Read off

@@ -34,15 +34,15 @@ return 1`;
 
 /**
  * Lua: `holds_expected(key)` — true when `key` holds the entry ARGV[1] (as written without an
- * expiry), or ARGV[2] (its start as written with one) followed by an expiry not passed at ARGV[3],
- * the caller's clock: the store's ExpectedEntry.
+ * expiry), or ARGV[2] (its start as written with one; empty: none) followed by an expiry not
+ * passed at ARGV[3], the caller's clock: the store's ExpectedEntry.
  */
 const HOLDS_EXPECTED_LUA = `local function holds_expected(key)
   local held = redis.call('GET', key)
   if not held then return false end
   if held == ARGV[1] then return true end
   local start = ARGV[2]
-  if string.sub(held, 1, #start) ~= start then return false end
+  if start == '' or string.sub(held, 1, #start) ~= start then return false end
   local expires = tonumber(string.match(string.sub(held, #start + 1), '^(%-?[%d%.eE+]+)}$'))
   return expires ~= nil and tonumber(ARGV[3]) <= expires
 end

@@ -16,10 +16,13 @@ type Holding = ReturnType<typeof holding>;
 /** The adapter's prepared statements on `table`. */
 export function prepare(db: Database.Database, table: string) {
   const expires = `CASE WHEN json_valid(${table}.value) THEN json_extract(${table}.value, '$.expires') END`;
-  /** The row of @key holds the entry @exact without an expiry, or with one (@start…) not passed at @now. */
+  /**
+   * The row of @key holds the entry @exact without an expiry, or with one (@start…, when @start is
+   * not empty) not passed at @now.
+   */
   const holds =
     `key = @key AND (value = @exact OR ` +
-    `(substr(value, 1, length(@start)) = @start AND (${expires}) >= @now))`;
+    `(length(@start) > 0 AND substr(value, 1, length(@start)) = @start AND (${expires}) >= @now))`;
   return {
     /** The last rowid of the next purge window: at most `limit` rows after rowid `after`. */
     windowEnd: db.prepare<[number, number], { upTo: number | null }>(
