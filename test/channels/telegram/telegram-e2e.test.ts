@@ -301,6 +301,33 @@ describe("Telegram end to end", () => {
     await tg.waitFor(() => tg.state.message(ALICE.id, failed.message_id)!.reply_markup === undefined);
   });
 
+  it("in a group, refuses another member's Retry with an alert naming the requester; the requester's runs it", async () => {
+    let calls = 0;
+    stack = await startStack({
+      allowedUsers: [ALICE.id, BOB.id],
+      handler: ({ body }) =>
+        ++calls === 1 ? { status: 500 } : { text: `second try: ${lastUserText(body)}` },
+    });
+    const { tg } = stack;
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot flaky" });
+    const failed = await tg.waitFor(() => cardWith(stack!, GROUP.id, "🔁 Retry"));
+    await stack.manager.idle();
+    const retry = tg.buttonData(failed, "Retry");
+    const bobs = tg.pressButton({ chat: GROUP, from: BOB, messageId: failed.message_id, data: retry });
+    const refused = await tg.waitFor(() => tg.state.queries.get(bobs.callback_query.id)?.answer);
+    expect(refused).toMatchObject({
+      text: `Only @alice (id ${ALICE.id}) or a configured approver can retry this.`,
+      show_alert: true,
+    });
+    expect(tg.state.message(GROUP.id, failed.message_id)!.reply_markup).toBeDefined();
+    expect(calls).toBe(1);
+    tg.pressButton({ chat: GROUP, from: ALICE, messageId: failed.message_id, data: retry });
+    const answer = await tg.waitFor(() =>
+      tg.state.botMessages(GROUP.id).find((m) => m.text.startsWith("second try:")),
+    );
+    expect(answer.text).toContain("flaky");
+  });
+
   it("resumes a turn parked at an approval after a restart when the old card is pressed", async () => {
     stack = await startStack({ allowedUsers: [ALICE.id], handler: writeThenAnswer });
     stack.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "keep this" });
