@@ -11,16 +11,16 @@
  * another process took after it lapsed. A stored claim that cannot be read (a row that is not
  * JSON, holds no value, or holds one that is not a claim: corrupt, or written by something else)
  * says neither who holds it nor until when — and may never expire — so a take replaces it with
- * this process's claim, for a take's time, and reports it: left in place it would hold the
- * message's wake-up back for good.
+ * this process's claim, for a take's time, while it still holds exactly what was read (the store's
+ * compare-and-set over the row's text), and reports it: left in place it would hold the message's
+ * wake-up back for good.
  */
 import { randomUUID } from "node:crypto";
-import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { HOUR_MS } from "../store/slot-budget.js";
-import type { KeyValueSpace } from "../store/store.js";
+import { type KeyValueSpace, readRows } from "../store/store.js";
+import { UnreadableRow } from "../store/stored-row.js";
 import { updateByCompareAndSet } from "../store/update-by-compare-and-set.js";
-import { StoredDataError } from "../store/versioned.js";
 
 /** How a claim went: this process's now, kept by a delivered wake-up, or being handed over elsewhere. */
 export type ClaimResult = "won" | "delivered" | "elsewhere";
@@ -50,6 +50,13 @@ export const WAKE_CLAIM_TAKE_MS = 10 * 60_000;
 /** How many renewal writes may lose to other processes' (a claim lapsing and retaken) before it gives up. */
 const RENEW_ATTEMPTS = 3;
 
+/**
+ * How many writes of a take may lose to other processes' before it finds the claim elsewhere: its
+ * write-if-absent, then one over what it read (nothing, after a release; a claim that cannot be
+ * read), then one more over what it read again.
+ */
+const TAKE_ATTEMPTS = 3;
+
 /** How long a delivered wake-up's claim is kept: past any buffer age at which it could be re-batched. */
 const WAKE_CLAIM_KEEP_MS = 8 * 24 * HOUR_MS;
 
@@ -59,15 +66,6 @@ interface ClaimRecord {
 }
 
 const claimSchema: z.ZodType<ClaimRecord> = z.object({ owner: z.string().min(1), kept: z.boolean() });
-
-/** A stored claim that cannot be read: why, and its value when the store could hand one back (JSON). */
-interface Unreadable {
-  readonly reason: string;
-  readonly value?: unknown;
-}
-
-/** A claim's key as read: the claim, nothing (undefined), or what cannot be read there. */
-type StoredClaim = { readonly claim: ClaimRecord } | { readonly unreadable: Unreadable } | undefined;
 
 /** Wake claims in a store space shared by the processes (the "dedupe" space). */
 export class StoreWakeClaims implements WakeClaims {
@@ -83,18 +81,30 @@ export class StoreWakeClaims implements WakeClaims {
   ) {}
 
   async take(key: string): Promise<ClaimResult> {
-    if (await this.takeIfAbsent(key)) return "won";
-    let stored = await this.readStored(key);
-    // Nothing read where the take found a row: it went since (released, lapsed), or it holds no
-    // value (`{"v":1}`, `null`), which the store reads as nothing while a take still finds it.
-    if (stored === undefined) {
-      if (await this.takeIfAbsent(key)) return "won";
-      stored = (await this.readStored(key)) ?? { unreadable: { reason: "it holds no value" } };
+    // Its first write is a write-if-absent, without a read: most claims are taken so.
+    const taken = await updateByCompareAndSet(
+      this.space,
+      storeKey(key),
+      (stored) => (stored === undefined || parsed(stored) === undefined ? this.taken : undefined),
+      {
+        attempts: TAKE_ATTEMPTS,
+        ttlMs: WAKE_CLAIM_TAKE_MS,
+        believed: { value: undefined },
+        readsUnreadable: true,
+      },
+    );
+    switch (taken.outcome) {
+      case "updated":
+        if (taken.replaced !== undefined) this.reportReplaced(key, taken.replaced);
+        return "won";
+      case "unchanged": {
+        const held = parsed(taken.current);
+        if (this.isTaken(held)) return "won";
+        return held?.kept ? "delivered" : "elsewhere";
+      }
+      case "gave-up":
+        return "elsewhere";
     }
-    if ("unreadable" in stored)
-      return (await this.replaceUnreadable(key, stored.unreadable)) ? "won" : "elsewhere";
-    if (this.isTaken(stored.claim)) return "won";
-    return stored.claim.kept ? "delivered" : "elsewhere";
   }
 
   /**
@@ -107,7 +117,8 @@ export class StoreWakeClaims implements WakeClaims {
       this.space,
       storeKey(key),
       (stored) => (stored === undefined || this.isTaken(parsed(stored)) ? this.taken : undefined),
-      { attempts: RENEW_ATTEMPTS, ttlMs: WAKE_CLAIM_TAKE_MS },
+      // A claim that cannot be read is never this process's: left to a take.
+      { attempts: RENEW_ATTEMPTS, ttlMs: WAKE_CLAIM_TAKE_MS, readsUnreadable: true },
     );
     return renewed.outcome === "updated";
   }
@@ -118,71 +129,22 @@ export class StoreWakeClaims implements WakeClaims {
   }
 
   async release(key: string): Promise<void> {
-    const stored = await this.space.get(storeKey(key));
-    if (this.isTaken(parsed(stored))) await this.space.deleteIf(storeKey(key), stored);
-  }
-
-  /** Write this process's claim, for a take's time, if none is stored; true when it did. */
-  private takeIfAbsent(key: string): Promise<boolean> {
-    return this.space.setIfAbsent(storeKey(key), this.taken, WAKE_CLAIM_TAKE_MS);
-  }
-
-  /** The claim stored under `key` as read, nothing (undefined), or what cannot be read there. */
-  private async readStored(key: string): Promise<StoredClaim> {
-    let value: unknown;
-    try {
-      value = await this.space.get(storeKey(key));
-    } catch (error) {
-      // A row that is not JSON: the store cannot hand its value back to be compared.
-      if (error instanceof StoredDataError) return { unreadable: { reason: error.message } };
-      throw error;
-    }
-    if (value === undefined) return undefined;
-    const checked = claimSchema.safeParse(value);
-    return checked.success
-      ? { claim: checked.data }
-      : { unreadable: { reason: "it is not a wake claim", value } };
+    const [read] = await readRows(this.space, [storeKey(key)]);
+    if (read !== undefined && "value" in read && this.isTaken(parsed(read.value)))
+      await this.space.deleteIf(storeKey(key), read.expected);
   }
 
   /**
-   * Replace a stored claim that cannot be read with this process's, for a take's time, and report
-   * it; false when another process changed it first. One whose value was read is replaced while it
-   * is stored as read (compare-and-set); a row the store cannot compare (not JSON, no value, or
-   * JSON in other text than the store writes: spaced, `"expires":null`) is deleted, once read
-   * again unchanged, and this process's claim written if none was meanwhile. Two processes doing
-   * so at the same moment may then both wake for the message: each reports it.
+   * Report a stored claim that could not be read, `replaced` by this process's: an UnreadableRow,
+   * or a value that is not a claim. Two processes replacing it at once cannot both: the store's
+   * compare-and-set lets one write over the row read.
    */
-  private async replaceUnreadable(key: string, unreadable: Unreadable): Promise<boolean> {
-    const { value } = unreadable;
-    let replaced: boolean;
-    if (value === undefined) replaced = await this.overwrite(key);
-    else
-      replaced =
-        (await this.space.replaceIf(storeKey(key), value, this.taken, WAKE_CLAIM_TAKE_MS)) ||
-        // The compare missed: the row changed since the read, or its text is not the store's.
-        ((await this.holdsUnreadable(key, value)) && (await this.overwrite(key)));
-    if (replaced)
-      this.onError(
-        new Error(
-          `wake claim ${key} could not be read (${unreadable.reason}): replaced by this process's claim`,
-        ),
-        `taking wake claim ${key}`,
-      );
-    return replaced;
-  }
-
-  /** Whether `key` still holds the unreadable `value` a take read there (read again, compared as values). */
-  private async holdsUnreadable(key: string, value: unknown): Promise<boolean> {
-    const stored = await this.readStored(key);
-    return (
-      stored !== undefined && "unreadable" in stored && isDeepStrictEqual(stored.unreadable.value, value)
+  private reportReplaced(key: string, replaced: unknown): void {
+    const reason = replaced instanceof UnreadableRow ? `it ${replaced.reason}` : "it is not a wake claim";
+    this.onError(
+      new Error(`wake claim ${key} could not be read (${reason}): replaced by this process's claim`),
+      `taking wake claim ${key}`,
     );
-  }
-
-  /** Delete the claim under `key`, whatever it holds, and take it if none was written meanwhile. */
-  private async overwrite(key: string): Promise<boolean> {
-    await this.space.delete(storeKey(key));
-    return this.takeIfAbsent(key);
   }
 
   /** Whether a stored claim is this instance's, taken for a hand-over and not kept. */
@@ -191,7 +153,7 @@ export class StoreWakeClaims implements WakeClaims {
   }
 }
 
-/** A stored claim, or undefined when none is stored or it cannot be read. */
+/** A stored claim, or undefined when none is stored or it cannot be read (an UnreadableRow among them). */
 function parsed(stored: unknown): ClaimRecord | undefined {
   const result = claimSchema.safeParse(stored);
   return result.success ? result.data : undefined;

@@ -4,8 +4,8 @@
  * the registry that keeps the subscriptions: the take-over sweep reads a channel's markers in one
  * batch, where a marker that cannot be read must fail only its own subscription.
  */
-import { getAll, type KeyValueSpace } from "../store/store.js";
-import { fromVersioned, StoredDataError, toVersioned, type VersionedRecord } from "../store/versioned.js";
+import { type KeyValueSpace, readRows } from "../store/store.js";
+import { fromVersioned, toVersioned, type VersionedRecord } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema } from "./buffer-entry.js";
 
 export const WOKEN_KIND = "subscription-woken";
@@ -30,31 +30,23 @@ export async function readWoken(space: KeyValueSpace, id: string): Promise<Buffe
 
 /**
  * `readWoken` of several subscriptions, in order, in one read of the store (which rejects when it
- * fails): a marker that cannot be read is given as its error, beside the others. A row that is not
- * even JSON fails the whole batched read (the store parses every row it returns), so then each
- * marker is read on its own and only that one fails.
+ * fails): a marker that cannot be read — its row holds no value (not even JSON), or not a marker —
+ * is given as its error, beside the others.
  */
 export async function readWokenMany(
   space: KeyValueSpace,
   ids: readonly string[],
 ): Promise<readonly WokenRead[]> {
-  let raws: readonly unknown[];
-  try {
-    raws = await getAll(space, ids.map(wokenKey));
-  } catch (error) {
-    if (!(error instanceof StoredDataError)) throw error;
-    return Promise.all(ids.map((id) => settled(() => readWoken(space, id))));
-  }
-  return Promise.all(ids.map((id, at) => settled(async () => parseWoken(id, raws[at]))));
-}
-
-/** A marker's read as a WokenRead: its position, or why it could not be read. */
-async function settled(read: () => Promise<BufferPosition | undefined>): Promise<WokenRead> {
-  try {
-    return { ok: true, woken: await read() };
-  } catch (error) {
-    return { ok: false, error };
-  }
+  const rows = await readRows(space, ids.map(wokenKey));
+  return ids.map((id, at): WokenRead => {
+    const row = rows[at];
+    if (row !== undefined && "unreadable" in row) return { ok: false, error: row.unreadable };
+    try {
+      return { ok: true, woken: parseWoken(id, row?.value) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
 }
 
 /** A stored wake marker, checked (undefined when none is stored; throws for one that cannot be read). */

@@ -12,7 +12,13 @@ import type { Caller } from "../../src/core/thread-target.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import { getAll, type KeyValueSpace, type Store, type StoreNamespace } from "../../src/store/store.js";
+import {
+  getAll,
+  type KeyValueSpace,
+  readRows,
+  type Store,
+  type StoreNamespace,
+} from "../../src/store/store.js";
 import { bufferHeadKey } from "../../src/subscriptions/channel-buffer-store-shapes.js";
 import { wokenKey } from "../../src/subscriptions/wake-markers.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -38,7 +44,7 @@ const ALICE3 = aliceIn("1700000000.000300");
 /**
  * A store whose "buffers" space counts the reads of #deploys's buffer head (one per buffer read),
  * and fails the reads of #deploys's buffer while `failing` is set; its "subscriptions" space
- * counts the store calls that read wake markers (one however many keys a getMany reads), and
+ * counts the store calls that read wake markers (one however many keys a getMany or getRows reads), and
  * fails them while `markersFailing` is set.
  */
 class WatchedBuffersStore extends WrappedStore {
@@ -64,6 +70,7 @@ class WatchedBuffersStore extends WrappedStore {
     return spaceLike(inner, {
       get: (key) => this.markersRead([key], () => inner.get(key)),
       getMany: (keys) => this.markersRead(keys, () => getAll(inner, keys)),
+      getRows: (keys) => this.markersRead(keys, () => readRows(inner, keys)),
     });
   }
 

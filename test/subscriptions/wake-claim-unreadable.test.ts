@@ -4,7 +4,8 @@
  * without expiry. A take read the first two as held elsewhere, for good: the message's wake-up was
  * looked at again every few minutes and never delivered; the third failed every take. JSON in
  * other text than the store writes (spaced, `"expires":null`) could not be compared, so it too
- * stayed, unreported. A take now replaces each with its own claim, for a take's time, and reports
+ * stayed, unreported. A take now replaces each with its own claim, for a take's time, while the
+ * row holds exactly what it read (the store's compare-and-set over the row's text), and reports
  * it; a renewal or release still never takes it as its own.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -72,11 +73,11 @@ async function storeWithRow(row: string): Promise<Store> {
 }
 
 const unreadableRows: ReadonlyArray<readonly [string, string, string]> = [
-  ["not JSON", "not json", "(stored entry wake-claim:k1 in dedupe is not JSON"],
+  ["not JSON", "not json", "(it is not JSON)"],
   ["a non-claim in other text than the store writes", '{"value": {"owner": 42}}', "(it is not a wake claim)"],
   ["a non-claim with a null expiry", '{"value":{"owner":42},"expires":null}', "(it is not a wake claim)"],
-  ["JSON with no value", '{"v":1}', "(stored entry wake-claim:k1 in dedupe holds no value"],
-  ["JSON null", "null", "(stored entry wake-claim:k1 in dedupe holds no value"],
+  ["JSON with no value", '{"v":1}', "(it holds no value)"],
+  ["JSON null", "null", "(it holds no value)"],
 ];
 
 it.each(unreadableRows)("replaces a stored claim whose row is %s, reporting it", async (_, row, reason) => {
@@ -108,24 +109,28 @@ async function expectLeftToThem(space: KeyValueSpace, theirs: ReturnType<typeof 
   expect(await theirs.claims.take("k1")).toBe("won");
 }
 
-it("leaves an uncomparable unreadable claim another process replaced after the compare to that process", async () => {
-  const store = await storeWithRow('{"value": {"owner": 42}}');
-  try {
-    const inner = store.space("dedupe");
-    const theirs = claimsOn(inner);
-    // Right after this process's compare-and-set misses the spaced row, the other process replaces it.
-    const space = spaceLike(inner, {
-      replaceIf: async (key, expected, value, ttlMs) => {
-        const replaced = await inner.replaceIf(key, expected, value, ttlMs);
-        expect(await theirs.claims.take("k1")).toBe("won");
-        return replaced;
-      },
-    });
-    await expectLeftToThem(space, theirs);
-  } finally {
-    await store.close();
-  }
-});
+it.each(unreadableRows)(
+  "leaves a claim whose row is %s, replaced by another process between this one's read and its write, to that process",
+  async (_, row) => {
+    const store = await storeWithRow(row);
+    try {
+      const inner = store.space("dedupe");
+      const theirs = claimsOn(inner);
+      // Rows read as the store holds them; right before this process's compare-and-set over the
+      // row it read, the other process replaces that row.
+      const space = spaceLike(inner, {
+        getRows: (keys) => inner.getRows!(keys),
+        replaceIf: async (key, expected, value, ttlMs) => {
+          expect(await theirs.claims.take("k1")).toBe("won");
+          return inner.replaceIf(key, expected, value, ttlMs);
+        },
+      });
+      await expectLeftToThem(space, theirs);
+    } finally {
+      await store.close();
+    }
+  },
+);
 
 it("leaves an unreadable claim another process replaced after the read to that process", async () => {
   const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
