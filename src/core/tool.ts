@@ -121,10 +121,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    */
   staysInConversation?(args: z.infer<Schema>, request: ConversationExecutionRequest): boolean;
   /**
-   * Why this read, made from `request`'s conversation, may show its audience what not all of them
+   * Why this call, made from `request`'s conversation, may show its audience what not all of them
    * may see (another channel's messages, the requester's items in every conversation, read into a
-   * thread several people share); undefined when it does not. Such a read asks a person outside
-   * auto mode, though reads otherwise run unasked.
+   * thread several people share — now, or by a subscription from now on); undefined when it does
+   * not. Such a call asks a person outside auto mode, every time — no standing grant, no reviewer
+   * model — though reads otherwise run unasked.
    */
   widensAudience?(args: z.infer<Schema>, request: ConversationExecutionRequest): string | undefined;
 }

@@ -5,7 +5,10 @@
  * channel is checked with the platform for that person's membership. subscribe_channel creates a
  * standing item and unsubscribe_channel ends one, so they are writes (interactive mode asks, with
  * a card showing the new item's instructions whole, as schedule_task's does, or the item that
- * ends); the others are reads.
+ * ends); the others are reads. In a thread several people share, catch_up of another channel and
+ * subscribe_channel to one (whose messages wake the thread and are read into it from then on) ask
+ * a person every time (widensAudience): no standing grant nor reviewer model decides who reads
+ * that channel here.
  *
  * A turn woken by channel content has no person asking: its requester is the subscriber, whose
  * standing is lent to it only to read what woke it. There catch_up reads only the channel of the
@@ -102,20 +105,24 @@ function threadCaller(request: ConversationExecutionRequest, feature: string): C
 }
 
 /**
- * Why a person's catch_up of `channel` may show this conversation what not all of it may see: the
- * conversation is shared by several people and the channel is another one, whose messages only its
- * members may read (the requester's membership is checked; the others' here is not). A woken
- * turn's catch_up reads only the channel that woke it, which its subscription brings here anyway.
+ * The widensAudience of a tool that reads the channel it names into this conversation — `reads`
+ * says how (catch_up now, subscribe_channel with every message that wakes it from now on): why a
+ * person's call may show this conversation what not all of it may see. The conversation is shared
+ * by several people and the channel is another one, whose messages only its members may read (the
+ * requester's membership is checked; the others' here is not). A turn woken by channel content
+ * reads only the channel that woke it, which its subscription brings here anyway (and may not
+ * subscribe: callerOf).
  */
-function catchUpWidensAudience(
-  args: { readonly channel: string },
-  request: ConversationExecutionRequest,
-): string | undefined {
-  const target = threadTargetOf(request);
-  if (!target || !isSharedThread(target) || wakingChannel(request) !== undefined) return undefined;
-  const named = args.channel.trim();
-  if (named === target.channel || named === `${target.channel}:${target.thread}`) return undefined;
-  return `it reads ${named} into this conversation, where several people read along, members of that channel or not`;
+function readsChannelIn(
+  reads: (channel: string) => string,
+): (args: { readonly channel: string }, request: ConversationExecutionRequest) => string | undefined {
+  return (args, request) => {
+    const target = threadTargetOf(request);
+    if (!target || !isSharedThread(target) || wakingChannel(request) !== undefined) return undefined;
+    const named = args.channel.trim();
+    if (named === target.channel || named === `${target.channel}:${target.thread}`) return undefined;
+    return `${reads(named)}, where several people read along, members of that channel or not`;
+  };
 }
 
 /** The channel whose content woke this turn; undefined in a person's turn. */
@@ -302,6 +309,10 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     inputSchema: subscribeSchema,
     category: "write",
     concurrent: false,
+    // Every message it wakes this conversation with is read into it, as catch_up's would be.
+    widensAudience: readsChannelIn(
+      (channel) => `from now on it reads the messages of ${channel} that wake this conversation into it`,
+    ),
     run: (args, request) => asPerson(request, (caller) => service.subscribe(caller, args)),
     preview: subscribePreview,
   });
@@ -346,7 +357,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "read",
     concurrent: true,
     readsOutside: true,
-    widensAudience: catchUpWidensAudience,
+    widensAudience: readsChannelIn((channel) => `it reads ${channel} into this conversation`),
     async run(args, request) {
       const reader = await catchUpReader(service, request, args.channel);
       if (typeof reader === "string") return { ok: false, message: reader };

@@ -69,8 +69,41 @@ describe("subscription tools", () => {
     expect(widens("catch_up", { channel: "#deploys" }, dm)).toBeUndefined();
     const woken = { ...shared, channelContent: { channel: "#deploys", quote: "q", subscriptionId: "sub_1" } };
     expect(widens("catch_up", { channel: "#deploys" }, woken)).toBeUndefined();
+    expect(widens("subscribe_channel", { channel: "#deploys" }, shared)).toBe(
+      "from now on it reads the messages of #deploys that wake this conversation into it, where several people read along, members of that channel or not",
+    );
+    expect(widens("subscribe_channel", { channel: HOME.channel }, shared)).toBeUndefined();
+    expect(widens("subscribe_channel", { channel: "#deploys" }, dm)).toBeUndefined();
     expect(widens("list_subscriptions", {}, shared)).toMatch(/^it shows the person's subscriptions/);
     expect(widens("list_subscriptions", {}, dm)).toBeUndefined();
+  });
+
+  it("subscribe_channel of another channel into a shared thread asks a person every time: no grant, no reviewer, no 'always'", () => {
+    const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+    const subscribe = tools.get("subscribe_channel")!;
+    const granted = new GrantSet([{ kind: "tool", tool: "subscribe_channel", by: "Ana" }]);
+    const decide = (channel: string, mode: "interactive" | "reviewed", grants: GrantSet) => {
+      const { request, facts } = context({ target: HOME }, { userId: "UBEN", displayName: "Ben" });
+      return engine.decide(
+        subscribe,
+        { channel },
+        { mode, grants, facts, provenance: provenanceOf(request), request },
+      );
+    };
+    for (const mode of ["interactive", "reviewed"] as const)
+      for (const grants of [new GrantSet(), granted])
+        expect(decide("#leadership-private", mode, grants)).toMatchObject({
+          action: "ask",
+          rule: "write:wider_audience",
+          reason: expect.stringContaining("#leadership-private"),
+          alwaysOptions: [],
+          personFloor: expect.any(String),
+        });
+    // The thread's own channel adds nobody who could not read it already: the ordinary write ask.
+    expect(decide(HOME.channel, "interactive", granted)).toMatchObject({
+      action: "allow",
+      rule: "grant:tool",
+    });
   });
 
   it("are four tools with JSON schemas for the model; those that create or end a standing item write", () => {
@@ -89,15 +122,21 @@ describe("subscription tools", () => {
     const ctx = context({ target: HOME });
     const instructions = `${"Summarise each failure for me. ".repeat(20)}Then post the summary here.`;
     const args = { channel: "#deploys", instructions };
-    const decide = (mode: "interactive" | "auto") =>
+    const decide = (mode: "interactive" | "auto", request = context({ target: HOME }).request) =>
       engine.decide(tools.get("subscribe_channel")!, args, {
         mode,
         grants: new GrantSet(),
         facts: ctx.facts,
-        provenance: provenanceOf(ctx.request),
-        request: ctx.request,
+        provenance: provenanceOf(request),
+        request,
       });
-    expect(decide("interactive")).toMatchObject({ action: "ask", rule: "default:ask" });
+    const dm = context({ target: { ...HOME, channel: "D1ALICE" } }).request;
+    expect(decide("interactive", dm)).toMatchObject({
+      action: "ask",
+      rule: "default:ask",
+      alwaysOptions: ["always_tool"],
+    });
+    expect(decide("interactive")).toMatchObject({ action: "ask", rule: "write:wider_audience" });
     expect(decide("auto")).toMatchObject({ action: "allow" });
     expect(await tools.get("subscribe_channel")!.preview?.(args, ctx)).toEqual({
       summary: "Watch \\#deploys from this conversation as Alice (id UALICE), woken by every message",

@@ -64,9 +64,9 @@ export interface DecisionContext {
 }
 
 const NO_OPTIONS: readonly AlwaysOption[] = Object.freeze([]);
-/** Why a read that widens the conversation's audience is a person's to decide (Decision.personFloor). */
+/** Why a call that widens the conversation's audience is a person's to decide (Decision.personFloor). */
 const WIDER_AUDIENCE_FLOOR =
-  "the read would show this conversation's audience what not all of them may see: only a person in it can judge who reads along";
+  "the call would show this conversation's audience what not all of them may see: only a person in it can judge who reads along";
 /** Why running downloaded code is a person's to decide (Decision.personFloor). */
 const DOWNLOAD_FLOOR = "the command runs code the agent downloaded";
 const SHELL_OPERATORS = /[;&|<>`$()\n\\]/;
@@ -198,24 +198,18 @@ export class PermissionEngine {
       );
 
     if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
+    const wider = widerAudienceAsk(tool, args, category, ctx);
+    if (wider !== undefined) return wider;
     if (ctx.request && tool.staysInConversation?.(args, ctx.request))
       return allow(`${category}:current_thread`, "this call only affects the conversation it was made from");
     return this.interactive(tool, args, category, command, ctx.grants);
   }
 
-  /**
-   * A read runs unasked — unless, outside auto mode, it would show the conversation's audience
-   * what not all of them may see (ToolDefinition.widensAudience): then a person decides, never a
-   * reviewer model (personFloor) — only a person in the thread can judge who reads along. Each
-   * such read is asked: no standing grant covers it and its card offers no "always". Which channel
-   * or listing is read, and whose, differs from call to call (a grant one member gave for their
-   * own read would carry another member's private channel into the thread), and it only asks in a
-   * shared thread, where every read has its own audience question.
-   */
+  /** A read runs unasked — unless it widens the conversation's audience (widerAudienceAsk). */
   private read(tool: AnyTool, args: Record<string, unknown>, ctx: DecisionContext): Decision {
-    const widens = ctx.mode === "auto" || !ctx.request ? undefined : tool.widensAudience?.(args, ctx.request);
-    if (widens === undefined) return allow("category:read", "read tools run without asking");
-    return { ...ask("read:wider_audience", widens, NO_OPTIONS), personFloor: WIDER_AUDIENCE_FLOOR };
+    return (
+      widerAudienceAsk(tool, args, "read", ctx) ?? allow("category:read", "read tools run without asking")
+    );
   }
 
   private interactive(
@@ -281,6 +275,26 @@ function deny(rule: string, reason: string): Decision {
 }
 function ask(rule: string, reason: string, alwaysOptions: readonly AlwaysOption[]): Decision {
   return { action: "ask", rule, reason, alwaysOptions: Object.freeze([...alwaysOptions]) };
+}
+/**
+ * The ask for a call that, outside auto mode, would show the conversation's audience what not all
+ * of them may see (ToolDefinition.widensAudience: a read of another channel into a shared thread,
+ * or a subscription that reads every later message of it there): a person decides, never a
+ * reviewer model (personFloor) — only a person in the thread can judge who reads along. Each such
+ * call is asked: no standing grant covers it and its card offers no "always". Which channel or
+ * listing is read, and whose, differs from call to call (a grant one member gave for their own
+ * read would carry another member's private channel into the thread), and it only asks in a
+ * shared thread, where every such call has its own audience question. Undefined when it does not.
+ */
+function widerAudienceAsk(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  category: ToolCategory,
+  ctx: DecisionContext,
+): Decision | undefined {
+  const widens = ctx.mode === "auto" || !ctx.request ? undefined : tool.widensAudience?.(args, ctx.request);
+  if (widens === undefined) return undefined;
+  return { ...ask(`${category}:wider_audience`, widens, NO_OPTIONS), personFloor: WIDER_AUDIENCE_FLOOR };
 }
 /** An ask no standing answer covers and only a person may answer. */
 function askPerson(rule: string, reason: string): Decision {
