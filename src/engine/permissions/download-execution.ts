@@ -6,10 +6,13 @@
  * `curl`, `sh -c` scripts are read in turn) and not only on the raw text. A command asks when:
  * - it names a file downloaded earlier this session (as a word, or inside one, such as
  *   `python3 -c "exec(open('get.py').read())"`);
+ * - it may use one without spelling its name (unspelled-files.ts): a glob that matches it
+ *   (`bash inst?ll.sh`, `./bin/too[l]`), an expansion where a program or an interpreter's argument
+ *   goes (`bash $(ls)`, `$RUN`), a runner that reads it (`make` after a downloaded Makefile);
  * - it pipes a curl / wget download into an interpreter (or into a program named by an expansion,
  *   `| $SHELL`), or runs a download in a substitution next to one (`bash <(curl …)`,
  *   `sh -c "$(curl …)"`);
- * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`).
+ * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`).
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { trimTrailing } from "../../core/trim-trailing.js";
@@ -17,34 +20,7 @@ import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
 import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
 import { lexCommandLine, type ShellCommand } from "../../tools/shell/shell-words.js";
 import { lexedCommandWords } from "./hard-deny-commands.js";
-
-/** Programs that run the file (or the stdin) they are given. */
-const INTERPRETERS = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-  "ksh",
-  "ash",
-  "fish",
-  "source",
-  ".",
-  "eval",
-  "python",
-  "python2",
-  "python3",
-  "node",
-  "deno",
-  "bun",
-  "perl",
-  "ruby",
-  "php",
-  "pwsh",
-  "lua",
-  "Rscript",
-  "tclsh",
-  "osascript",
-]);
+import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
 
 function normalisePath(path: string): string {
   return trimTrailing(path.replace(/^\.\//, ""), "/");
@@ -116,10 +92,15 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
     (namesAny(rawTokens(command), downloaded) || namesAny(commands.flat(), downloaded))
   )
     return "this command uses a file the agent downloaded this session";
+  if (downloaded.size > 0 && unspelledUses(command, downloaded).length > 0)
+    return "this command may use a file the agent downloaded this session without spelling its name (a pattern, an expansion or a program that reads it)";
   if (pipesDownloadIntoInterpreter(command))
     return "this command feeds a download straight into an interpreter";
   const fetched = new Set(detectDownloads(command));
-  if (fetched.size > 0 && commands.some((words) => runsAny(words, fetched)))
+  if (
+    fetched.size > 0 &&
+    (commands.some((words) => runsAny(words, fetched)) || unspelledUses(command, fetched, true).length > 0)
+  )
     return "this command downloads a file and runs it";
   return undefined;
 }
