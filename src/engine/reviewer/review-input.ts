@@ -10,8 +10,8 @@
  * the others' are shown apart, as other people's words that cannot consent for the requester
  * (messages from before authors were recorded count as the requester's). Then the proposed call
  * (tool, description, category, arguments) and the facts the engine knows about the files it
- * touches (written or downloaded by the agent, how many tool calls ago). Also the rendering of all
- * that into the reviewer's chat messages. Nothing but the requester's own messages and the call's
+ * touches, spelled out or not (written or downloaded by the agent, how many tool calls ago). Also
+ * the rendering of all that into the reviewer's chat messages. Nothing but the requester's own messages and the call's
  * arguments (as JSON, every line break or control inside a string escaped) spans lines: a file's
  * path or name, a tool's name and description (an MCP server writes them) are each flattened onto
  * one line, so none can start a forged line or heading.
@@ -25,6 +25,7 @@ import { clipLine, oneLine as flattened } from "../../core/one-line.js";
 import { clip } from "../../core/surrogate-pairs.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { isPersonMessage } from "../outside-reads.js";
+import { unspelledUses } from "../permissions/unspelled-files.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
 
 /** One line of the user's side of the conversation. */
@@ -177,41 +178,72 @@ function mentions(args: Readonly<Record<string, unknown>>, file: string): boolea
   );
 }
 
+/** The most facts shown about files a call may use without spelling them (the rest are counted). */
+const MAX_UNSPELLED_FACTS = 10;
+
 /**
  * Facts about the files this call mentions: written by a call of its own step that runs before it
  * (`stepWritten`, step-writes.ts: not written yet, so no result says so), written by the agent N
  * tool calls ago (from the results' file lists in history), or downloaded by it this session.
- * Fixed wording only — never a file's contents.
+ * `command`, for a shell command: the files it may use without spelling them (a glob, an
+ * expansion, `npm test` after package.json: engine/permissions/unspelled-files.ts) get the same
+ * fact, saying so, the first few of them. Fixed wording only — never a file's contents.
  */
 export function callFacts(
   history: readonly ConversationMessage[],
   facts: SessionFacts,
   args: Readonly<Record<string, unknown>>,
   stepWritten: readonly string[],
+  command?: string,
 ): string[] {
-  const out: string[] = [];
-  const results = history.filter((m) => m.role === "tool");
+  const known: { readonly file: string; readonly fact: string }[] = [];
   const seen = new Set<string>();
+  const written = (file: string, fact: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    known.push({ file, fact });
+  };
   for (const file of stepWritten)
-    if (!seen.has(file) && mentions(args, file)) {
-      seen.add(file);
-      out.push(
-        `${quoted(file)} was written by the agent in this same step: an earlier call of the step writes it just before this call runs.`,
-      );
-    }
+    written(
+      file,
+      `${quoted(file)} was written by the agent in this same step: an earlier call of the step writes it just before this call runs.`,
+    );
+  const results = history.filter((m) => m.role === "tool");
   for (let i = results.length - 1; i >= 0; i--) {
     const files = results[i]?.meta?.files;
     if (!Array.isArray(files)) continue;
     const ago = results.length - i;
     for (const file of files)
-      if (typeof file === "string" && !seen.has(file) && mentions(args, file)) {
-        seen.add(file);
-        out.push(`${quoted(file)} was written by the agent ${ago} tool call${ago === 1 ? "" : "s"} ago.`);
-      }
+      if (typeof file === "string")
+        written(
+          file,
+          `${quoted(file)} was written by the agent ${ago} tool call${ago === 1 ? "" : "s"} ago.`,
+        );
   }
   for (const file of facts.downloadedFiles)
-    if (mentions(args, file)) out.push(`${quoted(file)} was downloaded by the agent this session.`);
-  return out;
+    known.push({ file, fact: `${quoted(file)} was downloaded by the agent this session.` });
+  const spelled: typeof known = [];
+  const rest: typeof known = [];
+  for (const entry of known) (mentions(args, entry.file) ? spelled : rest).push(entry);
+  const used = new Set(
+    command === undefined ? [] : unspelledUses(command, new Set(rest.map(({ file }) => file))),
+  );
+  const unspelled = rest.filter(({ file }) => used.has(file));
+  const more = unspelled.length - MAX_UNSPELLED_FACTS;
+  return [
+    ...spelled.map(({ fact }) => fact),
+    ...unspelled
+      .slice(0, MAX_UNSPELLED_FACTS)
+      .map(
+        ({ fact }) =>
+          `${fact} The call does not spell its name, but may use it (through a pattern, an expansion or a program that reads it).`,
+      ),
+    ...(more > 0
+      ? [
+          `${more} more file${more === 1 ? "" : "s"} the agent wrote or downloaded this session may be used by the call the same way.`,
+        ]
+      : []),
+  ];
 }
 
 /**

@@ -86,7 +86,7 @@ function inputOf(
     ...reviewLinesOf(ctx.history, requester),
     tool: { name: tool.name, description: tool.description, category: trustedCategory(tool, args) },
     args,
-    facts: [...callFacts(ctx.history, ctx.deps.facts, args, written), ...outside],
+    facts: [...callFacts(ctx.history, ctx.deps.facts, args, written, commandOf(tool, args)), ...outside],
   };
 }
 

@@ -36,6 +36,24 @@ describe("the reviewer's facts about files written in the same step", () => {
     expect(seen).toContain(SAME_STEP);
   });
 
+  it("a command that runs the written file without spelling it (a glob, a runner): the reviewer is told", async () => {
+    const glob = await reviewerSaw([
+      toolStep([...WRITE], ["r1", "run_command", { command: "bash ./b?ild.sh" }]),
+      textStep("done"),
+    ]);
+    const runner = await reviewerSaw([
+      toolStep(
+        ["w1", "write_file", { path: "package.json", content: '{"scripts":{"test":"sh -c x"}}' }],
+        ["r1", "run_command", { command: "npm test" }],
+      ),
+      textStep("done"),
+    ]);
+    expect(glob).toContain(`${SAME_STEP}`);
+    expect(runner).toContain('"package.json" was written by the agent in this same step');
+    for (const seen of [glob, runner])
+      expect(seen).toContain("The call does not spell its name, but may use it");
+  });
+
   it("a write after the command in the step, or of another file, is no fact about it", async () => {
     const after = await reviewerSaw([toolStep([...RUN], [...WRITE]), textStep("done")]);
     const other = await reviewerSaw([
