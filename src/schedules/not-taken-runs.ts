@@ -15,7 +15,7 @@ import { formatIn } from "./occurrences.js";
 import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
-import { clipResult, dmOf, kindOf, zoneOf } from "./task-text.js";
+import { clipResult, dmOf, kindOf, noticeExcerpt, zoneOf } from "./task-text.js";
 
 /** How long after a run the session layer could not take it is tried again. */
 export const RETRY_MS = 60_000;
@@ -99,7 +99,7 @@ export class NotTakenRuns {
     const due = `due ${formatIn(sinceMs, zone)}${last ? "" : " nor any run since"}`;
     await this.options.tell(
       dmOf(updated),
-      `I could not start your scheduled ${kindOf(updated)} ${updated.id} ("${updated.prompt.slice(0, 80)}") ${due}, and stopped trying after ${window} min: ${reason}. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
+      `I could not start your scheduled ${kindOf(updated)} ${updated.id} ("${noticeExcerpt(updated)}") ${due}, and stopped trying after ${window} min: ${reason}. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
     );
   }
 }

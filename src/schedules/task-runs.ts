@@ -28,7 +28,7 @@ import { formatIn, type Missed, missedOccurrences, nextOccurrence } from "./occu
 import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
-import { clipResult, dmOf, kindOf, runInput, zoneOf } from "./task-text.js";
+import { clipResult, dmOf, kindOf, noticeExcerpt, runInput, zoneOf } from "./task-text.js";
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -127,7 +127,7 @@ export class TaskRuns {
     if (!paused) return;
     await this.tell(
       dmOf(paused),
-      `I paused your scheduled ${kindOf(paused)} ${paused.id} ("${paused.prompt.slice(0, 80)}"): the conversation it posts in (${placeOf(paused.target)}) is gone — ${reason}. Cancel it with \`cancel_scheduled_task\` or set it up again somewhere else.`,
+      `I paused your scheduled ${kindOf(paused)} ${paused.id} ("${noticeExcerpt(paused)}"): the conversation it posts in (${placeOf(paused.target)}) is gone — ${reason}. Cancel it with \`cancel_scheduled_task\` or set it up again somewhere else.`,
     );
   }
 

@@ -3,7 +3,8 @@
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval cards'
  * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked input of a scheduled run, which says
  * when its text is the agent's own words rather than a person's; also the short pieces of the
- * notices about a task (its kind, its creator's DM, a clipped lastResult). What people read is
+ * notices about a task (its kind, its creator's DM, its text and lastResult clipped whole
+ * characters at a time). What people read is
  * markdown, and a task's text (a person's or the model's words, a wake-up's note) goes in as plain
  * text (markdownLiteral), never as a link, a mention or formatting; a run's input, which only the
  * model reads, quotes it as written.
@@ -152,6 +153,17 @@ export function dmOf(task: ScheduledTask): ThreadTarget {
 
 /** "wake-up" or "task", as a notice names the task. */
 export const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "wake-up" : "task");
+
+/** The most characters of a task's text a notice about it quotes. */
+const NOTICE_PROMPT_CHARS = 80;
+
+/**
+ * A task's text as a notice about it (a pause) quotes it: at most NOTICE_PROMPT_CHARS characters,
+ * the "…" marking a cut included, never half an emoji.
+ */
+export function noticeExcerpt(task: Pick<ScheduledTask, "prompt">): string {
+  return clip(task.prompt, NOTICE_PROMPT_CHARS);
+}
 
 /** The most characters a task's lastResult (and its statusNote) keeps. */
 const LAST_RESULT_CHARS = 200;

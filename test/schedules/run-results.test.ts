@@ -161,12 +161,12 @@ describe("a run the session layer could not take", () => {
       [
         "active",
         0,
-        "not started, trying again: slack is not connected: cannot check whether Ana may still use Coworker there",
+        "not started, trying again: slack is not connected: cannot check whether Ana (id U1ANA) may still use Coworker there",
       ],
       [
         "active",
         0,
-        "not started, trying again: slack is not connected: cannot check whether Ana may still use Coworker there",
+        "not started, trying again: slack is not connected: cannot check whether Ana (id U1ANA) may still use Coworker there",
       ],
     ]);
     access.register("slack", async () => true);
@@ -227,6 +227,18 @@ describe("a run the session layer could not take", () => {
         target: { platform: "slack", workspace: "T1", channel: "U1ANA" },
         text: `I could not start your scheduled task ${id} ("remind me") due ${formatIn(T0 + 10 * MIN, "UTC")}, and stopped trying after 60 min: the session layer is shutting down. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
       },
+    ]);
+  });
+
+  it("the paused notice quotes the task's text cut between whole characters", async () => {
+    const h = await one();
+    // An emoji at units 79-80: a cut at 80 units would keep only its first half.
+    const prompt = `${"r".repeat(79)}😀 and the rest`;
+    await created(h, { prompt, at: iso(T0 + 10 * MIN) });
+    h.sessions.wake = rejecting("the session layer is shutting down");
+    await advance([h], 80 * MIN);
+    expect(h.sessions.notices.map((n) => n.text)).toEqual([
+      expect.stringContaining(`("${"r".repeat(79)}…")`),
     ]);
   });
 

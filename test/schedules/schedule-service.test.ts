@@ -129,6 +129,18 @@ describe("ScheduleService runs", () => {
     expect(h.sessions.turns).toHaveLength(0);
   });
 
+  it("the notice of a task whose conversation is gone never quotes half an emoji", async () => {
+    h = await openHarness();
+    // The emoji at units 78-79: the clip's cut (79 units and "…") would fall between its halves.
+    const prompt = `${"d".repeat(78)}😀${"e".repeat(10)}`;
+    await h.service.create(ANA_HOME, { prompt, cron: "0 * * * *", timezone: "UTC" });
+    h.sessions.gone.add("s-home");
+    await advance(h, 61 * MIN);
+    expect(h.sessions.notices.map((n) => n.text)).toEqual([
+      expect.stringContaining(`("${"d".repeat(78)}…")`),
+    ]);
+  });
+
   it("pauses a task whose creator may no longer use the bot there, and says so in its thread", async () => {
     h = await openHarness();
     await h.service.create(ANA_HOME, { prompt: "digest", cron: "0 * * * *", timezone: "UTC" });
