@@ -1,7 +1,12 @@
 /**
  * MemoryStore: what the agent remembers about a user (across chats) and about a channel, kept in
  * the Store's "memory" space as one versioned list per owner. Changes go through the lists this
- * session can see (the requester's and the current channel's), so nobody edits others' memories.
+ * session can see (the requester's and the current channel's), so nobody edits others' user
+ * memories. A channel's list is shared by its members and goes into every member's instructions,
+ * so a channel memory stays its author's (`createdBy`): only they change or delete it — anyone
+ * else only as a configured approver (MemoryEditor.mayChangeOthers), whose edit keeps the author
+ * and names the editor (`editedBy`) — and the per-person share counts it as the author's, so no
+ * member can take over other members' notes or hold more than their share.
  * `memoryBlock` reads the memories of one requester and channel and renders them for the
  * instructions (memory-block.ts; engine/requester-memories.ts).
  */
@@ -32,6 +37,12 @@ const memoryItemSchema = z.object({
    */
   savedBy: z.string().optional(),
   savedByName: z.string().optional(),
+  /**
+   * Who last changed the text of a channel memory when that was not its author (a configured
+   * approver): the memory stays its author's, and the list names the editor too.
+   */
+  editedBy: z.string().optional(),
+  editedByName: z.string().optional(),
 });
 
 /** One remembered fact. */
@@ -66,6 +77,29 @@ export const MAX_CHANNEL_ITEMS_PER_PERSON = 20;
 /** Thrown when a memory cannot be saved (limits, no channel). */
 export class MemoryLimitError extends Error {
   override readonly name = "MemoryLimitError";
+}
+
+/** Thrown when a person may not change or delete a memory (another member's channel memory). */
+export class MemoryAccessError extends Error {
+  override readonly name = "MemoryAccessError";
+}
+
+/** Who changes or deletes a memory. */
+export interface MemoryEditor {
+  readonly userId: string;
+  /** Their display name, shown with a channel memory they change. */
+  readonly name?: string;
+  /** A configured approver: may change and delete other members' channel memories. */
+  readonly mayChangeOthers: boolean;
+}
+
+/**
+ * Whose memory `item` is: whoever first saved it. A change never moves it (an approver's edit is
+ * recorded as `editedBy`); records changed before that rule may name someone else as `savedBy`,
+ * but the memory, its edit rights and its place in the per-person share are still its saver's.
+ */
+export function memoryAuthor(item: MemoryItem): string {
+  return item.createdBy;
 }
 
 /** Limits and clock of the memory store. */
@@ -163,7 +197,7 @@ export class MemoryStore {
         );
       }
       if (input.scope === "channel") {
-        const mine = items.filter((item) => (item.savedBy ?? item.createdBy) === input.createdBy).length;
+        const mine = items.filter((item) => memoryAuthor(item) === input.createdBy).length;
         if (mine >= this.maxPerPerson) {
           throw new MemoryLimitError(
             `you already wrote ${mine} of this channel's memories, the most one person may (${this.maxPerPerson}), so that the channel's shared list is not one person's; update or forget one of yours first`,
@@ -187,34 +221,65 @@ export class MemoryStore {
     });
   }
 
+  /** The memory `id` among those visible to `keys`, or undefined when there is none. */
+  async find(keys: MemoryKeys, id: string): Promise<MemoryItem | undefined> {
+    return (await this.list(keys.userKey, keys.channelKey)).find((item) => item.id === id);
+  }
+
   /**
    * Change a memory visible to `keys` (content and summary on one line); undefined when there is
-   * no such memory. `by` (user id and display name) becomes who the memory shows as saved by.
+   * no such memory. Another member's channel memory only when `by` may change others' (else a
+   * MemoryAccessError): it stays its author's and names `by` as its editor. Its author's own
+   * change shows them as its saver again.
    */
   async update(
     keys: MemoryKeys,
     id: string,
     change: { readonly content: string; readonly summary: string },
-    by?: { readonly userId: string; readonly name?: string },
+    by: MemoryEditor,
   ): Promise<MemoryItem | undefined> {
     const content = oneLine(change.content).trim();
     this.checkContent(content);
     const summary = oneLine(change.summary).trim();
     return this.change(keys, id, (item) => {
-      const { savedBy, savedByName, ...rest } = item;
-      const saver = by
-        ? { savedBy: by.userId, ...(by.name ? { savedByName: oneLine(by.name).trim() } : {}) }
-        : {
-            ...(savedBy === undefined ? {} : { savedBy }),
-            ...(savedByName === undefined ? {} : { savedByName }),
-          };
-      return { ...rest, content, summary, updatedAt: this.now().toISOString(), ...saver };
+      this.checkMayChange(item, by);
+      const { savedByName, editedBy: _, editedByName: __, ...rest } = item;
+      const name = by.name ? oneLine(by.name).trim() : undefined;
+      const changed = { ...rest, content, summary, updatedAt: this.now().toISOString() };
+      if (item.scope === "channel" && memoryAuthor(item) !== by.userId) {
+        return {
+          ...changed,
+          savedBy: item.savedBy ?? memoryAuthor(item),
+          ...(savedByName === undefined ? {} : { savedByName }),
+          editedBy: by.userId,
+          ...(name ? { editedByName: name } : {}),
+        };
+      }
+      return { ...changed, savedBy: by.userId, ...(name ? { savedByName: name } : {}) };
     });
   }
 
-  /** Delete a memory visible to `keys`; returns it, or undefined when there is no such memory. */
-  async forget(keys: MemoryKeys, id: string): Promise<MemoryItem | undefined> {
-    return this.change(keys, id, () => undefined);
+  /**
+   * Delete a memory visible to `keys`; returns it, or undefined when there is no such memory.
+   * Another member's channel memory only when `by` may change others' (else a MemoryAccessError).
+   */
+  async forget(keys: MemoryKeys, id: string, by: MemoryEditor): Promise<MemoryItem | undefined> {
+    return this.change(keys, id, (item) => {
+      this.checkMayChange(item, by);
+      return undefined;
+    });
+  }
+
+  /** Refuses `by` changing `item` when it is another member's channel memory and `by` is no approver. */
+  private checkMayChange(item: MemoryItem, by: MemoryEditor): void {
+    if (item.scope !== "channel" || by.mayChangeOthers) return;
+    const author = memoryAuthor(item);
+    if (author === by.userId) return;
+    const name =
+      item.savedBy === author && item.savedByName ? `${oneLine(item.savedByName).trim().slice(0, 64)} ` : "";
+    throw new MemoryAccessError(
+      `memory ${item.id} is a channel note saved by ${name}(user id ${oneLine(author)}); only they or a configured approver can change or delete it. Nothing was changed: ask them, or save a note of your own with remember.`,
+    );
   }
 
   private async change(

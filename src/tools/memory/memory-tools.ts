@@ -3,15 +3,28 @@
  * Saving is a live switch consulted on every call: when it is off the tools refuse and say so, so
  * the agent never pretends to have remembered. Category "write": a memory outlives the session
  * (and untrusted channel content must not plant one without a person seeing it). The store puts
- * each memory on one line and records who wrote it (shown with channel memories).
+ * each memory on one line and records who wrote it (shown with channel memories); a channel
+ * memory is changed or deleted only by its author or a configured approver (memory-store.ts).
+ * The cards of memory_update and memory_forget show the memory as it is now and whose it is, so
+ * whoever approves sees what is replaced or deleted; everything a card shows of a memory (the
+ * model's and members' words, display names) is markdown-escaped, so it stays literal text. A
+ * personal (user) memory's current text is not put on a card in a conversation several people
+ * share.
  */
 import { z } from "zod";
+import { markdownLiteral } from "../../core/person-text.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
+import { isSharedThread } from "../../core/thread-target.js";
 import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
+import { threadTargetOf } from "../session-target.js";
 import {
+  MemoryAccessError,
+  type MemoryEditor,
   type MemoryItem,
   MemoryLimitError,
   type MemoryStore,
   MEMORY_SCOPES,
+  memoryAuthor,
   memoryKeysOf,
 } from "./memory-store.js";
 
@@ -25,6 +38,11 @@ export interface MemoryToolsOptions {
   readonly savingEnabled: () => boolean;
   /** Called after a memory was saved, changed or deleted (e.g. for a "memory saved" notice). */
   readonly onChange?: (change: { readonly kind: MemoryChangeKind; readonly item: MemoryItem }) => void;
+  /**
+   * Whether the person asking is a configured approver (global or the conversation's channel's):
+   * they may change and delete other members' channel memories. None: nobody may.
+   */
+  readonly mayChangeOthers?: (request: ConversationExecutionRequest) => boolean;
 }
 
 /** The refusal when saving is off. */
@@ -59,19 +77,54 @@ async function guarded(task: () => Promise<ToolResult>): Promise<ToolResult> {
   try {
     return await task();
   } catch (error) {
-    if (error instanceof MemoryLimitError) return fail(error.message);
+    if (error instanceof MemoryLimitError || error instanceof MemoryAccessError) return fail(error.message);
     throw error;
   }
 }
 
-/** An approval preview: a one-line summary over the memory's full text. */
+/** An approval preview: a one-line summary over the memory's text (shown as literal text). */
 function textPreview(summary: string, text: string): ToolPreview {
-  return { summary, detail: { kind: "text", text } };
+  return { summary, detail: { kind: "text", text: markdownLiteral(text) } };
+}
+
+/** "Name (user id U1)", or "user id U1" when no name is recorded. */
+function personLine(userId: string, name: string | undefined): string {
+  return name ? `${name} (user id ${userId})` : `user id ${userId}`;
+}
+
+/**
+ * What a card says of the memory `id` as it is now, for `request`'s conversation: its text and
+ * whose it is (a channel memory's author, and who last edited it), or that there is none. A
+ * personal memory's text only outside shared conversations.
+ */
+function currentMemory(
+  item: MemoryItem | undefined,
+  id: string,
+  request: ConversationExecutionRequest,
+): string {
+  if (!item) return `There is no memory ${id} for this user or channel: the call will fail.`;
+  if (item.scope === "user") {
+    const target = threadTargetOf(request);
+    if (target && isSharedThread(target))
+      return `Now: a personal memory of this user (its text is not shown in a shared conversation).`;
+    return `Now (a personal memory of this user):\n${item.content}`;
+  }
+  const author = memoryAuthor(item);
+  const saver = personLine(author, item.savedBy === author ? item.savedByName : undefined);
+  const edited =
+    item.editedBy === undefined ? "" : `, last edited by ${personLine(item.editedBy, item.editedByName)}`;
+  return `Now (a channel note saved by ${saver}${edited}):\n${item.content}`;
 }
 
 /** Build remember, memory_update and memory_forget. */
 export function createMemoryTools(options: MemoryToolsOptions) {
   const { store, savingEnabled } = options;
+  /** Who asks to change a memory in `request`, and whether they may change others' channel memories. */
+  const editorOf = (request: ConversationExecutionRequest): MemoryEditor => ({
+    userId: request.requester.userId,
+    name: request.requester.displayName,
+    mayChangeOthers: options.mayChangeOthers?.(request) ?? false,
+  });
   /** Run a change only while saving is on; a limit error becomes a failed result. */
   const whileSaving = (task: () => Promise<ToolResult>): Promise<ToolResult> =>
     savingEnabled() ? guarded(task) : Promise.resolve(fail(MEMORY_OFF_MESSAGE));
@@ -107,13 +160,14 @@ export function createMemoryTools(options: MemoryToolsOptions) {
       });
     },
     async preview(args) {
-      return textPreview(`Remember (${args.scope}): ${args.summary}`, args.content);
+      return textPreview(`Remember (${args.scope}): ${markdownLiteral(args.summary)}`, args.content);
     },
   });
 
   const update = defineTool({
     name: "memory_update",
-    description: "Revise a saved memory (by id) when a fact changed or was incomplete.",
+    description:
+      "Revise a saved memory (by id) when a fact changed or was incomplete. A channel memory only its author (or a configured approver) may change.",
     inputSchema: updateSchema,
     category: "write",
     risk: "low",
@@ -124,22 +178,24 @@ export function createMemoryTools(options: MemoryToolsOptions) {
         changed(
           "updated",
           args.id,
-          await store.update(memoryKeysOf(context.request), args.id, args, {
-            userId: context.request.requester.userId,
-            name: context.request.requester.displayName,
-          }),
+          await store.update(memoryKeysOf(context.request), args.id, args, editorOf(context.request)),
           "Updated",
         ),
       );
     },
-    async preview(args) {
-      return textPreview(`Update memory ${args.id}: ${args.summary}`, args.content);
+    async preview(args, context) {
+      const item = await store.find(memoryKeysOf(context.request), args.id);
+      return textPreview(
+        `Update memory ${markdownLiteral(args.id)}: ${markdownLiteral(args.summary)}`,
+        `${currentMemory(item, args.id, context.request)}\n\nAfter the change:\n${args.content}`,
+      );
     },
   });
 
   const forget = defineTool({
     name: "memory_forget",
-    description: "Delete a saved memory (by id) that is wrong or obsolete.",
+    description:
+      "Delete a saved memory (by id) that is wrong or obsolete. A channel memory only its author (or a configured approver) may delete.",
     inputSchema: forgetSchema,
     category: "write",
     risk: "low",
@@ -147,11 +203,20 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     label: (args) => args.id,
     async execute(args, context) {
       return whileSaving(async () =>
-        changed("forgotten", args.id, await store.forget(memoryKeysOf(context.request), args.id), "Forgot"),
+        changed(
+          "forgotten",
+          args.id,
+          await store.forget(memoryKeysOf(context.request), args.id, editorOf(context.request)),
+          "Forgot",
+        ),
       );
     },
-    async preview(args) {
-      return { summary: `Forget memory ${args.id}` };
+    async preview(args, context) {
+      const item = await store.find(memoryKeysOf(context.request), args.id);
+      return textPreview(
+        `Forget memory ${markdownLiteral(args.id)}`,
+        currentMemory(item, args.id, context.request),
+      );
     },
   });
 
