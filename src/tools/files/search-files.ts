@@ -4,7 +4,8 @@
  * opens swap-safely); results are capped with a marker. Neither engine returns lines from
  * credential files (credential-paths.ts) or from another conversation's uploads
  * (conversation-paths.ts); ripgrep is also told to skip those folders, so it does not read them.
- * The JS engine (with RE2JS and picomatch) loads the first time it is needed.
+ * The JS engine (with RE2JS) loads the first time it is needed. The glob is capped in length and
+ * wildcards for both engines.
  */
 import { z } from "zod";
 import { clipWithMarker } from "../../core/surrogate-pairs.js";
@@ -41,10 +42,25 @@ export interface SearchFilesOptions {
   readonly jsLimits?: JsSearchLimits;
 }
 
+/** Longest glob accepted. */
+const MAX_GLOB_CHARS = 200;
+/** Most wildcards (`*` runs, `?`, `[`, `{`) in a glob. */
+const MAX_GLOB_WILDCARDS = 16;
+
+const wildcardCount = (glob: string): number => glob.match(/\*+|[?[{]/g)?.length ?? 0;
+
 const searchFilesSchema = z.object({
   pattern: z.string().min(1).describe("Regular expression to search for"),
   path: z.string().min(1).optional().describe("Directory or file to search (default: the workspace root)"),
-  glob: z.string().min(1).optional().describe("Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'"),
+  glob: z
+    .string()
+    .min(1)
+    .max(MAX_GLOB_CHARS, `a glob has at most ${MAX_GLOB_CHARS} characters`)
+    .refine((glob) => wildcardCount(glob) <= MAX_GLOB_WILDCARDS, {
+      message: `a glob has at most ${MAX_GLOB_WILDCARDS} wildcards (*, **, ?, [ and { each count)`,
+    })
+    .optional()
+    .describe("Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'"),
 });
 
 /** Whether a checked path is a directory (opened the swap-safe way). */

@@ -2,19 +2,20 @@
  * The JS engine of search_files, used when ripgrep is not installed or is switched off: a walk
  * with the same skips and glob meaning (.gitignore is not read) that cannot stall the service.
  * Patterns run on RE2JS, a linear-time engine with ripgrep's syntax (no backreferences or
- * lookaround), so `(a+)+$` cannot backtrack; only the first `maxLineChars` of a line are matched;
- * the walk yields to the event loop every few milliseconds and gives up after a time limit.
+ * lookaround), so `(a+)+$` cannot backtrack; globs run on it too (search-glob.ts). Only the first
+ * `maxLineChars` of a line are matched; the walk yields to the event loop every few milliseconds
+ * and gives up after a time limit.
  * Files open relative to their checked directory (anchored-fs.ts); credential files and hidden
  * paths (the service's own, other conversations' uploads) are skipped.
  */
 import path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import picomatch from "picomatch";
 import { RE2JS } from "re2js";
 import { type AnchoredDir, openChecked, openCheckedDir, readUpTo } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
 import { type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
+import { globMatcher } from "./search-glob.js";
 import { decodeText } from "./text-file.js";
 
 /** Limits of the JS engine. */
@@ -41,9 +42,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
   const timeLimitMs = limits.timeLimitMs ?? 30_000;
   const sliceMs = limits.sliceMs ?? 10;
   const regex = compile(query.pattern);
-  const isMatch = query.glob
-    ? picomatch(query.glob, { dot: true, basename: !query.glob.includes("/") })
-    : () => true;
+  const isMatch = query.glob ? globMatcher(query.glob) : () => true;
   const matches: SearchMatch[] = [];
   const { target } = query;
   const started = performance.now();
