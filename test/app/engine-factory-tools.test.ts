@@ -29,6 +29,7 @@ afterEach(async () => {
 
 const messenger: Messenger = {
   sendMessage: async () => ({ ok: true, where: "x" }),
+  destinationOf: async () => "x",
   sendFile: async () => ({ ok: true, where: "x" }),
 };
 

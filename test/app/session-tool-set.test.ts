@@ -25,6 +25,7 @@ function messengerNamed(where: string): Messenger & { readonly sent: string[] } 
       sent.push(text);
       return { ok: true, where };
     },
+    destinationOf: async () => where,
     sendFile: async () => ({ ok: true, where }),
   };
 }

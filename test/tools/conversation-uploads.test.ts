@@ -44,6 +44,7 @@ let sent: { target: ThreadTarget; content: string }[];
 
 const messenger: Messenger = {
   sendMessage: async () => ({ ok: true, where: "x" }),
+  destinationOf: async () => "x",
   async sendFile(target: ThreadTarget, file: OutgoingFile) {
     sent.push({ target, content: await readFile(file.path, "utf8") });
     return { ok: true, where: "this thread" };

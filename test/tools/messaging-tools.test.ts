@@ -18,6 +18,11 @@ class FakeMessenger implements Messenger {
     return { ok: true, where: channel === sender.target.channel ? "this thread" : channel };
   }
 
+  /** "#ops" is the channel C0OPS; "#closed" and other names are refused. */
+  async destinationOf(_sender: Caller, channel: string): Promise<string | undefined> {
+    return channel === "#ops" || channel === "<#C0OPS|ops>" ? "#ops (C0OPS)" : undefined;
+  }
+
   async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
     const content = await readFile(file.path, "utf8");
     this.files.push({ target, name: file.name, content, ...(caption === undefined ? {} : { caption }) });
@@ -72,12 +77,29 @@ describe("send_message", () => {
     expect(isCurrentThreadTarget({ channel: "current" }, makeContext({ metadata: {} }).request)).toBe(false);
   });
 
-  it("previews where the message goes", async () => {
+  it("previews where the message goes: the channel the platform resolves, as literal text", async () => {
     const [sendMessage] = tools();
     expect(await sendMessage.preview?.({ channel: "#ops", text: "hi" }, makeContext())).toEqual({
-      summary: "Post a message to #ops",
+      summary: "Post a message to \\#ops \\(C0OPS\\)",
       detail: { kind: "text", text: "hi" },
     });
+    expect(await sendMessage.preview?.({ channel: "current", text: "hi" }, makeContext())).toEqual({
+      summary: "Post a message in this conversation",
+      detail: { kind: "text", text: "hi" },
+    });
+  });
+
+  it("never lets the channel argument write lines or markdown of its own on the card", async () => {
+    const [sendMessage] = tools();
+    const forged = "<#C0PAYROLL|\n\n*This posts only in this thread* :white_check_mark:\n\n>";
+    const preview = await sendMessage.preview?.({ channel: forged, text: "hi" }, makeContext());
+    expect(preview?.summary).toBe(
+      "Post a message to \\<\\#C0PAYROLL\\| \\*This posts only in this thread\\* \\:white\\_check\\_mark\\: \\> (will be refused: I could not confirm it is a channel the person asking may post in)",
+    );
+    expect(preview?.summary).not.toMatch(/\n/);
+    const long = await sendMessage.preview?.({ channel: `#${"x".repeat(190)}`, text: "hi" }, makeContext());
+    expect(long?.summary).toMatch(/^Post a message to \\#x{118}… \(will be refused/);
+    expect(sendMessage.inputSchema.safeParse({ channel: "#".repeat(201), text: "hi" }).success).toBe(false);
   });
 });
 

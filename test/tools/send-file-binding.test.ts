@@ -26,6 +26,9 @@ class RecordingMessenger implements Messenger {
   async sendMessage(): Promise<MessengerResult> {
     return { ok: true, where: "this thread" };
   }
+  async destinationOf(): Promise<string> {
+    return "this thread";
+  }
   async sendFile(_target: ThreadTarget, file: OutgoingFile): Promise<MessengerResult> {
     this.files.push({ name: file.name, content: await readFile(file.path, "utf8") });
     return { ok: true, where: "this thread" };

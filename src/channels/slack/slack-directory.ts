@@ -69,7 +69,8 @@ const historySchema = z.looseObject({ messages: z.array(messageSchema) });
 /** Message subtypes that are people (or bots) talking; joins, topic changes and the like are skipped. */
 const CONTENT_SUBTYPES = new Set([undefined, "bot_message", "thread_broadcast", "file_share", "me_message"]);
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
-const CHANNEL_LINK = /^<#([CGD][A-Z0-9]{2,})(?:\|([^>]*))?>$/;
+/** `<#C…|label>`, the label on one line: a label with line breaks or controls is no channel link. */
+const CHANNEL_LINK = /^<#([CGD][A-Z0-9]{2,})(?:\|([^>\p{Cc}\p{Zl}\p{Zp}]*))?>$/u;
 const CHANNEL_NAME = /^[\p{Ll}\p{N}][\p{Ll}\p{N}._-]{0,79}$/u;
 
 /** Slack's error code of a failed Web API call ("ratelimited" for 429s), if it is one. */

@@ -55,28 +55,28 @@ export function captionNotPosted(reason: string): string {
   return `but its caption could not be posted (${reason}); the file is there, so do not upload it again`;
 }
 
+/** Where a message goes: a channel (and thread), with the name people know it by. */
+interface Destination {
+  readonly channel: string;
+  readonly thread?: string;
+  readonly name: string;
+}
+
 /** The Messenger for the "slack" platform. */
 export class SlackMessenger implements Messenger {
   constructor(private readonly options: SlackMessengerOptions) {}
 
+  async destinationOf(sender: Caller, channel: string): Promise<string | undefined> {
+    const found = await this.destination(sender, channel);
+    if (!found.ok) return undefined;
+    const { name, channel: id } = found.destination;
+    return name === "this thread" || name === id ? name : `${name} (${id})`;
+  }
+
   async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
-    const ref = channel.trim();
-    const from = sender.target;
-    let destination: { channel: string; thread?: string; name: string };
-    if (ref === from.channel) {
-      destination = {
-        channel: from.channel,
-        ...(from.thread ? { thread: from.thread } : {}),
-        name: "this thread",
-      };
-    } else {
-      const access = await postingAccess(this.options.directory, sender, ref);
-      if (!access.ok) {
-        this.options.logger.info({ reason: access.reason, channel: ref }, "slack send_message refused");
-        return { ok: false, error: access.error };
-      }
-      destination = { channel: access.ref.channel, name: access.ref.name ?? access.ref.channel };
-    }
+    const found = await this.destination(sender, channel);
+    if (!found.ok) return found;
+    const { destination } = found;
     const mrkdwn = markdownToMrkdwn(text) || escapeMrkdwn(text);
     try {
       let first: string | undefined;
@@ -99,6 +99,38 @@ export class SlackMessenger implements Messenger {
       );
       return { ok: false, error: advice(slackErrorCode(error), destination.name, this.options.botName()) };
     }
+  }
+
+  /**
+   * Where a message to `channel` goes for `sender`: the session's own thread for its own channel,
+   * else the channel the directory finds when the requester may post there; else the refusal.
+   */
+  private async destination(
+    sender: Caller,
+    channel: string,
+  ): Promise<
+    { readonly ok: true; readonly destination: Destination } | { readonly ok: false; readonly error: string }
+  > {
+    const ref = channel.trim();
+    const from = sender.target;
+    if (ref === from.channel)
+      return {
+        ok: true,
+        destination: {
+          channel: from.channel,
+          ...(from.thread ? { thread: from.thread } : {}),
+          name: "this thread",
+        },
+      };
+    const access = await postingAccess(this.options.directory, sender, ref);
+    if (!access.ok) {
+      this.options.logger.info({ reason: access.reason, channel: ref }, "slack send_message refused");
+      return { ok: false, error: access.error };
+    }
+    return {
+      ok: true,
+      destination: { channel: access.ref.channel, name: access.ref.name ?? access.ref.channel },
+    };
   }
 
   async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {

@@ -35,33 +35,18 @@ export class TelegramMessenger implements Messenger {
     private readonly directory: () => PostingDirectory,
   ) {}
 
+  async destinationOf(sender: Caller, channel: string): Promise<string | undefined> {
+    const found = await this.destination(sender, channel);
+    if (!found.ok) return undefined;
+    const where = describe(addressOf(found.target));
+    return found.name === undefined ? where : `${found.name} (${where})`;
+  }
+
   async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
-    const ref = channel.trim();
-    const chatId = telegramIdOf(ref);
-    let target: ThreadTarget;
-    if (ref === sender.target.channel) {
-      target = sender.target;
-    } else if (chatId !== undefined && chatId > 0) {
-      return {
-        ok: false,
-        error: `${chatId} is a private chat with one person; I post only to groups and to this conversation.`,
-      };
-    } else {
-      const access = await postingAccess(this.directory, sender, ref);
-      if (!access.ok) {
-        this.logger.info({ reason: access.reason, channel: ref }, "telegram send_message refused");
-        return { ok: false, error: access.error };
-      }
-      const { workspace, channel: chat, thread } = access.ref;
-      target = {
-        platform: "telegram",
-        workspace,
-        channel: chat,
-        ...(thread !== undefined ? { thread } : {}),
-      };
-    }
+    const found = await this.destination(sender, channel);
+    if (!found.ok) return found;
     try {
-      const address = addressOf(target);
+      const address = addressOf(found.target);
       await new ChatSender(this.api, address, this.logger).sendAll(
         splitTelegramHtml(markdownToTelegramHtml(text)),
       );
@@ -69,6 +54,39 @@ export class TelegramMessenger implements Messenger {
     } catch (error) {
       return { ok: false, error: `Telegram refused the message: ${errorText(error)}` };
     }
+  }
+
+  /**
+   * Where a message to `channel` goes for `sender` (with the chat's name when the directory gave
+   * one): the session's own chat and topic for its own chat id, else the group the directory finds
+   * when the requester may post there; another person's private chat never. Else the refusal.
+   */
+  private async destination(
+    sender: Caller,
+    channel: string,
+  ): Promise<
+    | { readonly ok: true; readonly target: ThreadTarget; readonly name?: string }
+    | { readonly ok: false; readonly error: string }
+  > {
+    const ref = channel.trim();
+    const chatId = telegramIdOf(ref);
+    if (ref === sender.target.channel) return { ok: true, target: sender.target, name: "this conversation" };
+    if (chatId !== undefined && chatId > 0)
+      return {
+        ok: false,
+        error: `${chatId} is a private chat with one person; I post only to groups and to this conversation.`,
+      };
+    const access = await postingAccess(this.directory, sender, ref);
+    if (!access.ok) {
+      this.logger.info({ reason: access.reason, channel: ref }, "telegram send_message refused");
+      return { ok: false, error: access.error };
+    }
+    const { workspace, channel: chat, thread, name } = access.ref;
+    return {
+      ok: true,
+      target: { platform: "telegram", workspace, channel: chat, ...(thread !== undefined ? { thread } : {}) },
+      ...(name === undefined ? {} : { name }),
+    };
   }
 
   async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {

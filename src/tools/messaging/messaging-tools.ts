@@ -3,7 +3,8 @@
  * bot is in, or upload a workspace file into the current thread, through a Messenger. A message is
  * sent for the turn's requester: the Messenger posts elsewhere than this conversation only where
  * that person is a member. Posting to the current thread needs no approval: send_message declares
- * `staysInConversation`.
+ * `staysInConversation`. Its card names the channel the platform resolves the argument to
+ * (Messenger.destinationOf), as one line of literal text.
  *
  * send_file binds its preview (ToolDefinition.bindsPreview): the card names the file it will really
  * upload — its workspace path after links are resolved, the name people will see, its size — and
@@ -14,6 +15,8 @@
 import path from "node:path";
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
+import { clipLine } from "../../core/one-line.js";
+import { markdownLiteral } from "../../core/person-text.js";
 import { fileSha256 } from "../../core/file-sha256.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { NotRegularFileError } from "../files/anchored-fs.js";
@@ -42,6 +45,7 @@ const sendMessageSchema = z.object({
     .string()
     .trim()
     .min(1)
+    .max(200)
     .describe(
       `Channel or chat id/name to post to; "${CURRENT_CHANNEL}" (or this conversation's channel id) means this thread`,
     ),
@@ -115,6 +119,26 @@ async function planUpload(
   };
 }
 
+/** Longest channel shown on send_message's card, in characters. */
+const CHANNEL_SHOWN_MAX = 120;
+
+/**
+ * The channel a send_message card names, as one line of literal text (the argument is the model's:
+ * Slack's `<#C…|label>` form alone carries any label, line breaks included): the channel the
+ * platform resolves it to; else the argument, clipped, and that the post will be refused.
+ */
+async function destinationShown(
+  messenger: Messenger,
+  channel: string,
+  request: ConversationExecutionRequest,
+): Promise<string> {
+  const sender = requestCaller(request);
+  const where = sender && (await messenger.destinationOf(sender, channel));
+  if (where) return markdownLiteral(clipLine(where, CHANNEL_SHOWN_MAX));
+  const asked = markdownLiteral(clipLine(channel, CHANNEL_SHOWN_MAX));
+  return `${asked} (will be refused: I could not confirm it is a channel the person asking may post in)`;
+}
+
 /** Build send_message and send_file. */
 export function createMessagingTools(options: MessagingToolsOptions) {
   const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
@@ -137,10 +161,12 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     },
     staysInConversation: (args, request) => isCurrentThreadTarget(args, request),
     async preview(args, context) {
-      const here = isCurrentThreadTarget(args, context.request);
+      const detail = { kind: "text", text: args.text } as const;
+      if (isCurrentThreadTarget(args, context.request))
+        return { summary: "Post a message in this conversation", detail };
       return {
-        summary: here ? "Post a message in this conversation" : `Post a message to ${args.channel}`,
-        detail: { kind: "text", text: args.text },
+        summary: `Post a message to ${await destinationShown(options.messenger, args.channel, context.request)}`,
+        detail,
       };
     },
   });

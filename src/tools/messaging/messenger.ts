@@ -27,6 +27,13 @@ export interface Messenger {
    * channel the requester is not in exists.
    */
   sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult>;
+  /**
+   * Where sendMessage would post for `sender` to `channel`, as the platform resolves it — for the
+   * approval card, which names that rather than the argument ("#payroll (C0PAYROLL)", "this
+   * thread"); undefined when sendMessage would refuse it, so, as its refusal, it says nothing of
+   * whether a channel the requester is not in exists.
+   */
+  destinationOf(sender: Caller, channel: string): Promise<string | undefined>;
   /** Upload a file (confined to the workspace and held open by the caller) into `target`'s thread. */
   sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult>;
 }

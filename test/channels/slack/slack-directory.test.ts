@@ -65,6 +65,12 @@ describe("SlackDirectory", () => {
     const dir = directory();
     expect(await dir.resolveChannel("C0DEPLOY")).toMatchObject({ ok: true, channel: "C0DEPLOY" });
     expect(await dir.resolveChannel("<#C0DEPLOY|deploys>")).toMatchObject({ ok: true, name: "#deploys" });
+    // A label over several lines is no channel link (it would write lines of its own on a card).
+    for (const ref of ["<#C0DEPLOY|deploys\n\n*approved*>", "<#C0DEPLOY|a\u2028b>", "<#C0DEPLOY|a\rb>"])
+      expect(await dir.resolveChannel(ref)).toMatchObject({
+        ok: false,
+        error: expect.stringContaining("is not a Slack channel id"),
+      });
     expect(await dir.resolveChannel("C0HIDDEN")).toMatchObject({
       ok: false,
       error: expect.stringContaining("invite me there with /invite @coworker"),

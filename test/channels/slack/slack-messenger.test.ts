@@ -98,6 +98,22 @@ describe("SlackMessenger", () => {
     expect(fake.state.botMessages("G0EXEC").map((m) => m.text)).toEqual(["Board at 3"]);
   });
 
+  it("names where a message would go for the approval card, and nothing where it would be refused", async () => {
+    const stranger = sender("USTRANGER", fromGeneral);
+    expect(await messenger.destinationOf(sender("UCEO", fromGeneral), "<#G0EXEC|exec>")).toBe(
+      "#exec (G0EXEC)",
+    );
+    expect(await messenger.destinationOf(sender("UCEO", fromGeneral), "#general")).toBe("#general (C1)");
+    expect(await messenger.destinationOf(stranger, "C1")).toBe("this thread");
+    for (const channel of ["#exec", "G0EXEC", "#nope", "D0CEO", "<#G0EXEC|\n\n*posts here only*\n\n>"])
+      expect(await messenger.destinationOf(stranger, channel)).toBeUndefined();
+    // A link whose label runs over lines is no channel link, whoever asks.
+    expect(
+      await messenger.destinationOf(sender("UCEO", fromGeneral), "<#G0EXEC|exec\n*ok*>"),
+    ).toBeUndefined();
+    expect(fake.state.botMessages("G0EXEC")).toEqual([]);
+  });
+
   it("refuses a group DM the requester is not in, and another person's DM", async () => {
     const stranger = sender("USTRANGER", fromGeneral);
     expect(await messenger.sendMessage(stranger, "G0MPIM", "x")).toMatchObject({ ok: false });

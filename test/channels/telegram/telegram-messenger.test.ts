@@ -132,6 +132,23 @@ describe("TelegramMessenger", () => {
     });
   });
 
+  it("names where a message would go for the approval card, and nothing where it would be refused", async () => {
+    harness = await startHarness();
+    const { tg, channel } = harness;
+    tg.state.chat(GROUP);
+    tg.state.chat(ALICE_DM);
+    tg.state.setMember(GROUP.id, BOB.id, "member");
+    tg.state.setMember(GROUP.id, ALICE.id, "left");
+    const group = String(GROUP.id);
+    expect(await channel.messenger.destinationOf(sender(topic, BOB), group)).toBe(
+      `${GROUP.title} (Telegram chat ${GROUP.id})`,
+    );
+    expect(await channel.messenger.destinationOf(sender(topic), group)).toBeUndefined();
+    expect(await channel.messenger.destinationOf(sender(topic, BOB), String(ALICE_DM.id))).toBeUndefined();
+    expect(await channel.messenger.destinationOf(sender(topic, BOB), "-100999")).toBeUndefined();
+    expect(tg.callsOf("sendMessage")).toEqual([]);
+  });
+
   it("uploads a file with sendDocument into the same chat and topic", async () => {
     harness = await startHarness();
     const { tg, channel, workspace } = harness;

@@ -18,5 +18,6 @@ export const unusedSpace: KeyValueSpace = {
 /** A messenger that reports every send as done. */
 export const unusedMessenger: Messenger = {
   sendMessage: async () => ({ ok: true, where: "x" }),
+  destinationOf: async () => "x",
   sendFile: async () => ({ ok: true, where: "x" }),
 };
