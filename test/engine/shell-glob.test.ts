@@ -15,6 +15,7 @@ describe("globMatches", () => {
     ["[]x]y", "]y"],
     ["[[:alpha:]]ool", "tool"],
     ["{bin/tool,x}", "tool"],
+    ["t{1..9}", "tool"],
     ["dir/*/", "anything"],
     ["*", ".hidden"],
     ["a*b*c", "a-b-b-c"],
@@ -30,6 +31,8 @@ describe("globMatches", () => {
     ["inst?ll.sh", "instll.sh"],
     ["too[!l]", "tool"],
     ["too[a-k]", "tool"],
+    ["{}", "tool"],
+    ["{x}", "tool"],
     ["a*b*c", "a-b-b-"],
   ])("%s does not match %s", (word, name) => {
     expect(matches(word, name)).toBe(false);

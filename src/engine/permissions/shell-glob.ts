@@ -63,13 +63,16 @@ function bracket(
 
 /**
  * A glob word's last path segment (past trailing slashes), parsed. Everything from its first `{`
- * to its last `}` becomes one `*` first: a brace list may hold anything, a slash included.
+ * to its last `}` becomes one `*` first, when it is a brace list: it may hold anything, a slash
+ * included.
  */
 export function globSegment(word: string): Glob {
   let text = trimTrailing(word, "/");
   const open = text.indexOf("{");
   const close = text.lastIndexOf("}");
-  if (open !== -1 && close > open) text = `${text.slice(0, open)}*${text.slice(close + 1)}`;
+  const list = open !== -1 && close > open ? text.slice(open + 1, close) : "";
+  // Only a list (`{a,b}`) or a sequence (`{1..3}`) expands: `find -exec … {}` keeps its `{}`.
+  if (list.includes(",") || list.includes("..")) text = `${text.slice(0, open)}*${text.slice(close + 1)}`;
   const chars = Array.from(text.slice(text.lastIndexOf("/") + 1));
   // Each `[` may read to the end for its `]`: a segment this long is not read, and matches anything.
   if (chars.length > MAX_SEGMENT_CHARS) return ["*"];
