@@ -290,6 +290,7 @@ const schedulesSchema = z.strictObject({
   catch_up_s: z.number().nonnegative().default(3_600),
   min_interval_s: z.number().positive().default(300),
   max_active_per_person: positiveInt.default(20),
+  max_tasks_per_person: positiveInt.default(40),
   max_active_per_workspace: positiveInt.default(200),
   max_wake_s: z
     .number()

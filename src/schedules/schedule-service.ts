@@ -6,8 +6,10 @@
  * the actor may end it, is decided in one place (`toCancel`), for the cancel and its approval card.
  * Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work (task-runs.ts): each
  * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
- * active tasks per person and per workspace, wake-ups per conversation per hour, and failed runs in a
- * row pause a task.
+ * active tasks per person and per workspace, tasks a person holds paused ones included (a paused
+ * task never expires: it stays, listed, until its creator or an approver cancels it, so this total
+ * is what bounds the store), wake-ups per conversation per hour, and failed runs in a row pause a
+ * task.
  *
  * Several processes on one store: the active-task limits are counted, a person's listing made
  * (`refreshFor`, then `listFor`) and a removed channel's tasks found on the registry's view
@@ -368,6 +370,8 @@ export class ScheduleService {
     await this.refresh({ owner, workspace });
     if (this.registry.activeForOwner(owner) >= this.settings.maxActivePerPerson)
       return `You already have ${this.settings.maxActivePerPerson} active scheduled tasks, the most allowed; cancel one first (list_scheduled_tasks shows them).`;
+    if (this.registry.heldByOwner(owner) >= this.settings.maxTasksPerPerson)
+      return `You already hold ${this.settings.maxTasksPerPerson} scheduled tasks and wake-ups, paused ones included, the most allowed: a paused task stays until it is cancelled. Cancel one first (list_scheduled_tasks shows them, paused ones marked "paused"; cancel_scheduled_task with its id deletes it).`;
     if (this.registry.activeInWorkspace(workspace) >= this.settings.maxActivePerWorkspace)
       return `This workspace has ${this.settings.maxActivePerWorkspace} active scheduled tasks, the most allowed.`;
     const task = await this.registry.put({

@@ -13,6 +13,11 @@ export interface ScheduleSettings {
   readonly minIntervalMs: number;
   /** Active tasks (wake-ups included) one person may have. */
   readonly maxActivePerPerson: number;
+  /**
+   * Tasks (wake-ups included) one person may hold, paused ones included: a paused task stays until
+   * someone cancels it, so without this a person could pile up tasks by getting them paused.
+   */
+  readonly maxTasksPerPerson: number;
   /** Active tasks one platform workspace may have. */
   readonly maxActivePerWorkspace: number;
   /** Furthest ahead a wake-up may be set, ms. */
@@ -28,6 +33,7 @@ export const DEFAULT_SCHEDULE_SETTINGS: ScheduleSettings = Object.freeze({
   catchUpMs: 3_600_000,
   minIntervalMs: 300_000,
   maxActivePerPerson: 20,
+  maxTasksPerPerson: 40,
   maxActivePerWorkspace: 200,
   maxWakeMs: 7 * 86_400_000,
   wakesPerSessionPerHour: 10,
@@ -41,6 +47,7 @@ export function scheduleSettingsFromConfig(section: CoworkerConfig["schedules"])
     catchUpMs: Math.round(section.catch_up_s * 1_000),
     minIntervalMs: Math.round(section.min_interval_s * 1_000),
     maxActivePerPerson: section.max_active_per_person,
+    maxTasksPerPerson: section.max_tasks_per_person,
     maxActivePerWorkspace: section.max_active_per_workspace,
     maxWakeMs: Math.round(section.max_wake_s * 1_000),
     wakesPerSessionPerHour: section.wakes_per_session_per_hour,

@@ -106,6 +106,11 @@ export class TaskRegistry {
     return this.pick(this.byOwner.idsOf(ownerKey));
   }
 
+  /** Tasks of a person, active and paused. */
+  heldByOwner(ownerKey: string): number {
+    return this.byOwner.idsOf(ownerKey)?.size ?? 0;
+  }
+
   /** Active tasks of a person. */
   activeForOwner(ownerKey: string): number {
     return this.countActive(this.byOwner.idsOf(ownerKey));

@@ -248,6 +248,27 @@ describe("ScheduleService guards", () => {
     );
   });
 
+  it("counts paused tasks toward the tasks a person may hold, so pausing cannot pile them up", async () => {
+    h = await openHarness({ settings: { maxActivePerPerson: 3, maxTasksPerPerson: 6 } });
+    const hourly = { prompt: "digest", cron: "0 * * * *", timezone: "UTC" };
+    const made: boolean[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      for (let i = 0; i < 3; i += 1) made.push((await h.service.create(BEN, hourly)).ok);
+      // The bot is removed from the channel: its tasks are paused, not removed.
+      await h.service.channelGone({ platform: "slack", workspace: "T1", channel: "C1GEN" });
+    }
+    expect(made).toEqual([true, true, true, true, true, true, false, false, false]);
+    const held = h.service.listFor({ platform: "slack", userId: "U2BEN" });
+    expect(held.map((t) => t.status)).toEqual(Array(6).fill("paused"));
+    const refused = await h.service.create(BEN, hourly);
+    expect(refused.message).toContain(
+      "You already hold 6 scheduled tasks and wake-ups, paused ones included",
+    );
+    expect(refused.message).toContain("cancel_scheduled_task");
+    expect((await h.service.cancel({ platform: "slack", userId: "U2BEN" }, held[0]!.id)).ok).toBe(true);
+    expect((await h.service.create(BEN, hourly)).ok).toBe(true);
+  });
+
   it("bounds wake-ups and rate-limits them per session", async () => {
     h = await openHarness({ settings: { wakesPerSessionPerHour: 2, maxWakeMs: 3_600_000 } });
     expect((await h.service.wakeLater(ANA_HOME, { in_s: 7_200, note: "x" })).message).toContain(
