@@ -68,10 +68,15 @@ export function fenceLanguage(name: string): string {
   return TEXT_LANGUAGES[extname(name).toLowerCase()] ?? "text";
 }
 
+/**
+ * Whether `head` is UTF-8 without NUL bytes. Decoded as a stream, so a character cut off by the
+ * end of the sample passes (the file goes on) while a wrong byte anywhere does not; cutting the
+ * last bytes off instead refused a short file whose cut fell inside an emoji.
+ */
 function looksLikeText(head: Uint8Array): boolean {
   if (head.includes(0)) return false;
   try {
-    new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 4)));
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
     return true;
   } catch {
     return false;
