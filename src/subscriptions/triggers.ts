@@ -1,8 +1,11 @@
 /**
  * Triggers: which watched-channel messages wake a subscription — all of them, only those that
  * mention the bot (by its user id or @name), or those containing one of the keywords as a whole
- * word or phrase, case-insensitively.
+ * word or phrase, case-insensitively. Keyword patterns are kept compiled for the keywords matched
+ * most recently (compiling one costs about twice a test against a 4 KB message), in a bounded
+ * cache: every keyword any subscription ever had would otherwise stay for the process's life.
  */
+import { LruCache } from "../sessions/lru.js";
 import { describeIssues } from "../store/versioned.js";
 import type { BotIdentity } from "./platform-directory.js";
 import { type Trigger, triggerSchema } from "./subscription.js";
@@ -15,7 +18,9 @@ export interface TriggerInput {
 }
 
 const WORD_CHAR = "[\\p{L}\\p{N}_]";
-const patterns = new Map<string, RegExp>();
+/** How many keyword patterns stay compiled: the keywords of 50 subscriptions at their most. */
+const PATTERNS_KEPT = 1_000;
+const patterns = new LruCache<string, RegExp>(PATTERNS_KEPT);
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -25,6 +25,28 @@ describe("triggers", () => {
     expect(matchingKeywords("sevX1", ["sev.1"])).toEqual([]);
   });
 
+  it("keeps a bounded number of keyword patterns compiled: one not matched lately is compiled again", () => {
+    const compiled: string[] = [];
+    const original = globalThis.RegExp;
+    globalThis.RegExp = new Proxy(original, {
+      construct(target, args: ConstructorParameters<RegExpConstructor>) {
+        if (String(args[0]).includes("tracked_kw")) compiled.push(String(args[0]));
+        return Reflect.construct(target, args);
+      },
+    });
+    try {
+      expect(matchingKeywords("a tracked_kw here", ["tracked_kw"])).toEqual(["tracked_kw"]);
+      expect(matchingKeywords("again tracked_kw", ["tracked_kw"])).toEqual(["tracked_kw"]);
+      expect(compiled).toHaveLength(1); // kept while recently used
+      // Many other keywords later (subscriptions made and changed over time), it is no longer kept.
+      for (let i = 0; i < 2_000; i += 1) matchingKeywords("text", [`keyword${i}`]);
+      expect(matchingKeywords("tracked_kw at last", ["tracked_kw"])).toEqual(["tracked_kw"]);
+      expect(compiled).toHaveLength(2);
+    } finally {
+      globalThis.RegExp = original;
+    }
+  });
+
   it("mention matches the platform flag, Slack's <@id> and @name on word boundaries", () => {
     expect(matchesTrigger({ type: "mention" }, { text: "hi", mentionsBot: true })).toBe(true);
     expect(mentionsIdentity("ping <@UBOT>", bot)).toBe(true);
