@@ -14,6 +14,7 @@
  * whether a decision typed in another conversation may decide an item asked in theirs (mayAct).
  */
 import { CONSOLE_PLATFORM } from "../core/console-platform.js";
+import { personInMarkdown } from "../core/person-text.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { WakeTurn } from "../sessions/wake-turns.js";
 import type { NotifyingSessions } from "../subscriptions/session-wake.js";
@@ -133,6 +134,12 @@ export class WakeAccess {
   }
 }
 
+/**
+ * The turn's requester as the notices that quote a refusal name them (markdown posts: a task's or
+ * subscription's pause notice, a task's status): the name as plain text, with the user id it
+ * cannot fake (personInMarkdown).
+ */
 function nameOf(turn: WakeTurn): string {
-  return turn.requester.name || turn.requester.id;
+  const { id, name } = turn.requester;
+  return personInMarkdown({ platform: turn.target.platform, id, name: name || id });
 }

@@ -25,6 +25,7 @@ import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { GateInput, TurnGate } from "./turn-gate.js";
 import type { TurnSlots } from "./person-turn-slots.js";
 import { retryRunsAs } from "./retry-requester.js";
+import { shownPerson } from "./session-status.js";
 import { qualifiedUserId } from "../approvals/authorisation.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
@@ -259,11 +260,12 @@ export class TurnScheduler {
           }
         }
         if (!slot) {
-          // A turn that has to wait says so in its thread, which would otherwise stay silent.
+          // A turn that has to wait says so in its thread, which would otherwise stay silent (the
+          // notice is markdown: the name in it is plain text, with the user id it cannot fake).
           if (!noticed)
             void this.turns.notify(
               live,
-              `${user.name}, you have ${this.options.slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
+              `${shownPerson(live.record.target.platform, user)}, you have ${this.options.slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
               replyingTo(live.record.target, live.retryBy ? undefined : live.record.queue[0]?.targetExtra),
             );
           noticed = true;

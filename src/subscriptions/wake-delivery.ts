@@ -17,10 +17,10 @@ import type { ChannelBuffer } from "./channel-buffer.js";
 import type { DirectoryLookup } from "./channel-access.js";
 import type { FailureNotices } from "./failure-notices.js";
 import type { ReadCursors } from "./read-cursors.js";
-import { channelKeyOf, channelLabel, type Subscription, scopeKeyOf, watchedSince } from "./subscription.js";
+import { channelKeyOf, type Subscription, scopeKeyOf, watchedSince } from "./subscription.js";
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
-import { channelShown } from "./subscription-text.js";
+import { channelShown, creatorShown } from "./subscription-text.js";
 import { renderWakeInput } from "./wake-prompt.js";
 import { NoticeNotPostedError, type ReadyBatch } from "./wake-contract.js";
 import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
@@ -86,13 +86,13 @@ export class WakeDelivery {
 
   /** `deliver` of a subscription that is still there: rejects when the wake-up was not handed over. */
   private async handOver(subscription: Subscription, ready: ReadyBatch, last: BufferPosition): Promise<void> {
-    const label = channelLabel(subscription.channelRef);
+    // The notices are markdown: a name or chat title in them is whatever its owner typed.
+    const label = channelShown(subscription.channelRef);
     if (!(await this.subscriberIsMember(subscription))) {
       await this.deps.close(subscription);
-      const who = subscription.createdBy.name || subscription.createdBy.id;
       await this.deps.tell(
         subscription,
-        `${who} is no longer a member of ${label}, so I stopped watching it for this thread (subscription ${subscription.id} is closed).`,
+        `${creatorShown(subscription)} is no longer a member of ${label}, so I stopped watching it for this thread (subscription ${subscription.id} is closed).`,
       );
       return;
     }

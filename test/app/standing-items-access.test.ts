@@ -51,7 +51,7 @@ describe("standing items and access", () => {
       "the pause note",
     );
     expect(shown(note)).toMatch(
-      /I paused the scheduled wake-up wak_\w+, which runs as the person who set it up: Ana may no longer use Coworker in this conversation\./,
+      /I paused the scheduled wake-up wak_\w+, which runs as the person who set it up: Ana \(id U1ANA\) may no longer use Coworker in this conversation\./,
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(wakeTurns(openai)).toBe(0);

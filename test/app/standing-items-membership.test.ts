@@ -42,7 +42,7 @@ describe("standing items and membership", () => {
       "the pause note",
     );
     expect(shown(note)).toMatch(
-      /I paused the scheduled wake-up wak_\w+, which runs as the person who set it up: Ana may no longer use Coworker in this conversation\./,
+      /I paused the scheduled wake-up wak_\w+, which runs as the person who set it up: Ana \(id U1ANA\) may no longer use Coworker in this conversation\./,
     );
     // The refusal comes before the wake: no turn ran as Ana.
     expect(

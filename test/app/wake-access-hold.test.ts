@@ -48,7 +48,7 @@ describe("WakeAccess before the platform registered its rules", () => {
     access.register("slack", async () => false);
     expect(await pending).toEqual({
       status: "refused",
-      reason: "Ana may no longer use Coworker in this conversation",
+      reason: "Ana (id U1ANA) may no longer use Coworker in this conversation",
     });
     expect(woken).toEqual([]);
   });
@@ -57,7 +57,7 @@ describe("WakeAccess before the platform registered its rules", () => {
     const access = new WakeAccess({ holdMs: 0 });
     const { sessions, woken } = recordingSessions();
     await expect(access.guard(sessions).wake(turn(SLACK))).rejects.toThrow(
-      "slack is not connected: cannot check whether Ana may still use Coworker there",
+      "slack is not connected: cannot check whether Ana (id U1ANA) may still use Coworker there",
     );
     expect(woken).toEqual([]);
     access.register("slack", async () => true);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { WakeAccess } from "../../src/app/wake-access.js";
+import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { CONSOLE, recordingSessions, SLACK, turn } from "./wake-access-helpers.js";
 
 describe("WakeAccess", () => {
@@ -20,12 +21,29 @@ describe("WakeAccess", () => {
     const guarded = access.guard(sessions);
     expect(await guarded.wake(turn(SLACK))).toEqual({
       status: "refused",
-      reason: "Ana may no longer use Coworker in this conversation",
+      reason: "Ana (id U1ANA) may no longer use Coworker in this conversation",
     });
     expect(woken).toEqual([]);
     expect(await guarded.wake(turn(SLACK, "U2BEN"))).toEqual({ status: "started" });
     expect(woken.map((t) => t.requester.id)).toEqual(["U2BEN"]);
     expect(asked).toEqual(["U1ANA@C1", "U2BEN@C1"]);
+  });
+
+  it("names the refused requester as plain markdown text with their user id: a name written as a link stays text", async () => {
+    const access = new WakeAccess();
+    access.register("slack", async () => false);
+    const { sessions } = recordingSessions();
+    const mallory = {
+      ...turn(SLACK, "U6MAL"),
+      requester: { id: "U6MAL", name: "[Approve ✅](https://evil.example)" },
+    };
+    const refused = await access.guard(sessions).wake(mallory);
+    expect(refused).toEqual({
+      status: "refused",
+      reason:
+        "\\[Approve ✅\\]\\(https\\:\\/\\/evil\\.example\\) (id U6MAL) may no longer use Coworker in this conversation",
+    });
+    expect(markdownToTelegramHtml(refused.status === "refused" ? refused.reason : "")).not.toContain("<a ");
   });
 
   it("does not check a platform that registered no rules, and keeps isBusy and notify", async () => {

@@ -7,11 +7,13 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { qualifiedUserId } from "../../src/approvals/authorisation.js";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
+import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { ProviderError } from "../../src/engine/provider/provider.js";
 import { PersonTurnSlots } from "../../src/sessions/person-turn-slots.js";
 import { InProcessSessionLock } from "../../src/sessions/session-lock.js";
 import type { ScriptedStep } from "../support/scripted-provider.js";
-import { ANA, BEN, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
+import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
 
 describe("PersonTurnSlots", () => {
   it("caps each person's running turns and hands a freed slot to their next waiting turn, in order", async () => {
@@ -66,7 +68,7 @@ describe("one person's turns in many threads", () => {
     expect(asked(harness).sort()).toEqual(["ana 1", "ana 2", "ben 1"]);
     expect(await harness.manager.command(threads[2]!, ANA, "status", [])).toMatch(/queued/i);
     expect(harness.outputs.for(threads[2]!).texts).toContain(
-      "Ana, you have 2 turns running in other threads; this one starts when one of them ends.",
+      "Ana (id U_ANA), you have 2 turns running in other threads; this one starts when one of them ends.",
     );
 
     expect(await harness.manager.command(threads[0]!, ANA, "stop", [])).toBe("Stopping the running turn.");
@@ -130,6 +132,55 @@ describe("the notice of a turn waiting for a slot", () => {
     );
     const noticeTarget = harness.outputs.asked.findLast((target) => target.thread === group.thread);
     expect(noticeTarget?.extra).toEqual({ replyTo: 42 });
+  });
+
+  it("names its person as plain text with their user id: a name written as a link stays text", async () => {
+    h = await makeHarness({ steps: [HANG, HANG], overrides: { maxTurnsPerPerson: 1 } });
+    const harness = h;
+    const mallory = { id: "U_MAL", name: "[Approve ✅](https://evil.example)" };
+    await harness.manager.receive(message("one", { user: mallory, target: thread("1700000000.000031") }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "the first turn");
+    await harness.manager.receive(message("two", { user: mallory, target: thread("1700000000.000032") }));
+    const out = harness.outputs.for(thread("1700000000.000032"));
+    await harness.outputs.until(() => out.texts.length > 0 || undefined, "the notice");
+    const notice = out.texts[0]!;
+    expect(notice).toBe(
+      "\\[Approve ✅\\]\\(https\\:\\/\\/evil\\.example\\) (id U_MAL), you have 1 turns running in other threads; this one starts when one of them ends.",
+    );
+    expect(markdownToTelegramHtml(notice)).not.toContain("<a ");
+    expect(markdownToMrkdwn(notice)).not.toContain("<https://evil.example");
+  });
+
+  it("of a retry an approver pressed waits in the requester's slot, and names the requester", async () => {
+    const failed = { error: new ProviderError("server", "The model service failed.", 500) };
+    h = await makeHarness({ steps: [failed, HANG, HANG], overrides: { maxTurnsPerPerson: 1 } });
+    const harness = h;
+    const retried = thread("1700000000.000041");
+    await harness.manager.receive(message("ana 1", { user: ANA, target: retried }));
+    await harness.outputs.until(
+      () => harness.outputs.for(retried).closedTurns.length === 1,
+      "the failed turn",
+    );
+    await harness.manager.receive(message("ana 2", { user: ANA, target: thread("1700000000.000042") }));
+    await harness.outputs.until(
+      () => harness.provider.requests.length === 2 || undefined,
+      "ana's second turn",
+    );
+    const pressed = await harness.manager.press({
+      kind: "control",
+      control: "retry",
+      target: retried,
+      user: BOSS,
+    });
+    expect(pressed.status).toBe("accepted");
+    await harness.outputs.until(
+      () => harness.outputs.for(retried).texts.find((t) => t.includes("starts when one of them ends")),
+      "the waiting notice",
+    );
+    expect(harness.outputs.for(retried).texts).toContain(
+      "Ana (id U_ANA), you have 1 turns running in other threads; this one starts when one of them ends.",
+    );
+    expect(harness.provider.requests).toHaveLength(2);
   });
 });
 

@@ -383,8 +383,28 @@ describe("SubscriptionService", () => {
       expect(h.sink.wakes).toEqual([]);
       expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
       expect(h.notices).toEqual([
-        expect.objectContaining({ text: expect.stringContaining("Alice is no longer a member of #deploys") }),
+        expect.objectContaining({
+          text: expect.stringContaining("Alice (id UALICE) is no longer a member of \\#deploys"),
+        }),
       ]);
+    });
+
+    it("names a subscriber who left as plain text: a name written as a link stays text", async () => {
+      const mallory: Caller = {
+        ...ALICE,
+        requester: { id: "UALICE", name: "[Approve ✅](https://evil.example)" },
+      };
+      await h.service.subscribe(mallory, { channel: "#deploys" });
+      h.directory.channels.get("CDEPLOY")!.members.delete("UALICE");
+      await h.service.observe(message("after leaving"));
+      await settle(h, DEBOUNCE);
+      const notice = h.notices[0]?.text ?? "";
+      expect(
+        notice.startsWith(
+          "\\[Approve ✅\\]\\(https\\:\\/\\/evil\\.example\\) (id UALICE) is no longer a member of \\#deploys",
+        ),
+      ).toBe(true);
+      expect(markdownToMrkdwn(notice)).not.toContain("<https://evil.example");
     });
 
     it("keeps waking while the subscriber is still a member", async () => {
