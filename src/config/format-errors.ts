@@ -4,6 +4,7 @@
  * keys are never shown, and every line is scrubbed of token-shaped strings as a last guard.
  */
 import type { z } from "zod";
+import { clip } from "../core/surrogate-pairs.js";
 import { isSecretKey, scrubSecrets } from "../logging/redact.js";
 import { closestMatch } from "./did-you-mean.js";
 import { keyIndex, keysOf, schemaAt } from "./schema-walk.js";
@@ -48,7 +49,7 @@ function shown(value: unknown, path: readonly PropertyKey[]): string {
   const scalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean";
   if (!scalar || isSecretPath(path)) return "";
   const text = JSON.stringify(value);
-  return ` (got ${text.length > 60 ? `${text.slice(0, 57)}...` : text})`;
+  return ` (got ${clip(text, 60)})`;
 }
 
 export interface FormatContext {
