@@ -22,6 +22,7 @@ import {
   formatOutcome,
 } from "../core/card.js";
 import { markdownLiteral, personText } from "../core/person-text.js";
+import { grantHost } from "../tools/web/grant-host.js";
 import { cardPerson, whoMayDecide } from "./authorisation.js";
 import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
 
@@ -32,10 +33,26 @@ export const DENY = "deny";
 export const PLAN_ACTIONS = ["plan_interactive", "plan_auto", "plan_reject"] as const;
 export type PlanAction = (typeof PLAN_ACTIONS)[number];
 
-const ALWAYS_LABEL: Record<AlwaysOption, (tool: string) => string> = {
-  always_tool: (tool) => `Always allow ${tool}`,
+/**
+ * What a web grant given on `item`'s card covers: the host of the URL the card shows, with its port
+ * when that is not the scheme's default (grant-host.ts: example.com:8080 is not example.com) — the
+ * URL the grant is made from (web_fetch's card shows its `url`); "this host" when the card shows
+ * none it can read.
+ */
+function grantedHost(item: Pick<PendingApproval, "detail">): string {
+  if (item.detail?.kind !== "url") return "this host";
+  try {
+    return grantHost(new URL(item.detail.text)) || "this host";
+  } catch {
+    return "this host";
+  }
+}
+
+/** The label of each always option on an approval card, and after "Approved by …" once pressed. */
+const ALWAYS_LABEL: Record<AlwaysOption, (item: Pick<PendingApproval, "tool" | "detail">) => string> = {
+  always_tool: (item) => `Always allow ${item.tool}`,
   always_command: () => "Always allow this command",
-  always_domain: () => "Always allow this domain",
+  always_domain: (item) => `Always allow ${grantedHost(item)}`,
   readonly_session: () => "Allow read-only commands this session",
 };
 
@@ -175,7 +192,7 @@ export function approvalOutcome(item: PendingApproval): CardOutcome | undefined 
   const outcome = settledLine(item, action === DENY ? "Denied" : "Approved");
   if (outcome === undefined || item.status !== "decided") return outcome;
   return action && action in ALWAYS_LABEL
-    ? withEnding(outcome, ` — ${ALWAYS_LABEL[action as AlwaysOption](item.tool)}`)
+    ? withEnding(outcome, ` — ${ALWAYS_LABEL[action as AlwaysOption](item)}`)
     : outcome;
 }
 
@@ -209,7 +226,7 @@ export function approvalCard(item: PendingApproval): Card {
         ...item.alwaysOptions.map(
           (option): CardButton => ({
             action: option,
-            label: ALWAYS_LABEL[option](item.tool),
+            label: ALWAYS_LABEL[option](item),
             style: "default",
           }),
         ),

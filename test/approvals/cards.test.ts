@@ -88,6 +88,30 @@ describe("approval card", () => {
     expect(url.blocks).toContainEqual({ kind: "text", text: "URL: https://example.com" });
   });
 
+  it("a web grant's button names the host it covers, with a port that is not the scheme's default", () => {
+    const fetch = (url: string): PendingApproval => ({
+      ...approval,
+      tool: "web_fetch",
+      detail: { kind: "url", text: url },
+      alwaysOptions: ["always_domain"],
+    });
+    const label = (item: PendingApproval) =>
+      approvalCard(item).buttons.find((b) => b.action === "always_domain")?.label;
+    expect(label(fetch("https://Example.com./a?b"))).toBe("Always allow example.com");
+    expect(label(fetch("https://example.com:443/"))).toBe("Always allow example.com");
+    expect(label(fetch("http://example.com:8080/x"))).toBe("Always allow example.com:8080");
+    expect(label({ ...fetch("x"), detail: { kind: "text", text: "https://example.com" } })).toBe(
+      "Always allow this host",
+    );
+    const by = { platform: "slack", userId: "U2", name: "Boss" };
+    const decided = approvalCard({
+      ...fetch("http://example.com:8080/x"),
+      status: "decided",
+      decision: { action: "always_domain", by, at: "2026-01-02T03:05:00.000Z" },
+    });
+    expect(outcomeLine(decided)).toBe("Approved by Boss (id U2) — Always allow example.com:8080");
+  });
+
   it("settled cards have no buttons and say who decided", () => {
     const by = { platform: "slack", userId: "U2", name: "Boss" };
     const at = "2026-01-02T03:05:00.000Z";
