@@ -170,9 +170,11 @@ describe("createEngineFactory", () => {
 });
 
 describe("memory in the assembled engine", () => {
+  /** Ana's DM with the bot, where her personal memories are loaded. */
+  const DM = { ...TARGET, channel: "D_ANA" };
   const seed = async (memories: MemoryStore) => {
     await memories.add(
-      { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${TARGET.channel}` },
+      { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${DM.channel}` },
       {
         scope: "user",
         content: "Ana wants answers in bullet points",
@@ -186,7 +188,11 @@ describe("memory in the assembled engine", () => {
     const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
     await seed(memories);
     const provider = new ScriptedProvider([textStep("ok")]);
-    await collect(factory(provider, { memory: memories })(engineContext().context).run(request()));
+    await collect(
+      factory(provider, { memory: memories })(engineContext({ target: DM }).context).run(
+        request({ metadata: { target: DM } }),
+      ),
+    );
     const system = systemPrompt(provider.lastRequest);
     expect(system).toContain(MEMORY_GUIDANCE);
     expect(system).toContain("- [m1] Ana wants answers in bullet points");
@@ -202,9 +208,9 @@ describe("memory in the assembled engine", () => {
       toolStep(["c1", "remember", { content: "likes tea", summary: "tea", scope: "user" }]),
       textStep("I can't save that."),
     ]);
-    const { context } = engineContext({ mode: "auto" });
+    const { context } = engineContext({ mode: "auto", target: DM });
     const engine = factory(provider, { memory: memories, memoryEnabled: () => false })(context);
-    const events = await collect(engine.run(request({ mode: "auto" })));
+    const events = await collect(engine.run(request({ mode: "auto", metadata: { target: DM } })));
     const system = systemPrompt(provider.requests[0]!);
     expect(system).toContain(MEMORY_OFF_STATEMENT);
     expect(system).not.toContain(MEMORY_GUIDANCE);
@@ -276,7 +282,7 @@ describe("memory in the assembled engine", () => {
     ];
     const fixedPart = (system: string) => system.slice(0, system.indexOf("<memories>"));
 
-    it("each turn's system prompt has its requester's own memories only, the shared part first", async () => {
+    it("no turn's system prompt has a person's own memories, the asker's included; each names its asker, the shared part first", async () => {
       const memories = await seedAna();
       const provider = new ScriptedProvider([textStep("hi Ana"), textStep("hi Bob"), textStep("hi again")]);
       const { context, history } = engineContext();
@@ -285,15 +291,19 @@ describe("memory in the assembled engine", () => {
       await collect(engine.run(request({ messages: history.messages, requester: BOB })));
       await collect(engine.run(request({ messages: history.messages })));
       const [ana, bob, anaAgain] = provider.requests.map(systemPrompt) as [string, string, string];
-      expect(ana).toContain(ANA_SECRET);
-      expect(bob).not.toContain(ANA_SECRET);
-      expect(bob).toContain("You have no saved memories about this person or this channel yet.");
+      for (const system of [ana, bob]) {
+        expect(system).not.toContain(ANA_SECRET);
+        expect(system).toContain("You have no saved memories about this channel yet.");
+        expect(system).toContain("personal memories");
+      }
+      expect(ana).toContain('"This user" is Ana, user id U_ANA');
+      expect(bob).toContain('"This user" is Bob, user id U_BOB');
       expect(anaAgain).toBe(ana);
       expect(fixedPart(bob)).toBe(fixedPart(ana));
       expect(fixedPart(ana).endsWith(`${MEMORY_GUIDANCE}\n\n`)).toBe(true);
     });
 
-    it("a turn of Bob resumed after an approval has no memories of Ana, on the same engine or after a restart", async () => {
+    it("a turn of Bob resumed after an approval is Bob's, not Ana's, on the same engine or after a restart", async () => {
       const memories = await seedAna();
       const provider = new ScriptedProvider([textStep("hi Ana"), textStep("written"), textStep("written")]);
       const approve = { approver: async () => "once" as const };
@@ -312,9 +322,12 @@ describe("memory in the assembled engine", () => {
       for (const events of [resumed, afterRestart])
         expect(finished(events)).toMatchObject([{ callId: "w1", name: "write_file", status: "ok" }]);
       const [ana, ...bob] = provider.requests.map(systemPrompt);
-      expect(ana).toContain(ANA_SECRET);
+      expect(ana).toContain('"This user" is Ana, user id U_ANA');
       expect(bob).toHaveLength(2);
-      for (const system of bob) expect(system).not.toContain(ANA_SECRET);
+      for (const system of bob) {
+        expect(system).not.toContain(ANA_SECRET);
+        expect(system).toContain('"This user" is Bob, user id U_BOB');
+      }
     });
   });
 });

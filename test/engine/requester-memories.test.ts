@@ -7,6 +7,11 @@ import { MemoryStore } from "../../src/tools/memory/memory-store.js";
 import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
 
 const ANA_KEYS = { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${TARGET.channel}` };
+/** Ana's DM with the agent: one person's conversation, where her personal memories are loaded. */
+const DM = { ...TARGET, channel: "D42" };
+const ANA_DM_KEYS = { userKey: ANA_KEYS.userKey, channelKey: `slack:T1:${DM.channel}` };
+/** A request of Ana in her DM. */
+const inDm = () => request({ metadata: { target: DM } });
 const BEN = { userId: "U_BEN", displayName: "Ben" };
 const NONE = memoriesSection(undefined);
 
@@ -31,11 +36,19 @@ function counted(space: KeyValueSpace) {
   return { wrapped, reads };
 }
 
-/** A memory store on `store` holding one memory of Ana's (`aboutAna`) and one of the channel's. */
-async function anaRemembers(store: Store, aboutAna: string, aboutChannel: string): Promise<MemoryStore> {
+/**
+ * A memory store on `store` holding one memory of Ana's (`aboutAna`) and one of the conversation
+ * `keys` name (default TARGET's channel).
+ */
+async function anaRemembers(
+  store: Store,
+  aboutAna: string,
+  aboutChannel: string,
+  keys = ANA_KEYS,
+): Promise<MemoryStore> {
   const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
-  await memories.add(ANA_KEYS, { scope: "user", content: aboutAna, summary: "user", createdBy: "U_ANA" });
-  await memories.add(ANA_KEYS, {
+  await memories.add(keys, { scope: "user", content: aboutAna, summary: "user", createdBy: "U_ANA" });
+  await memories.add(keys, {
     scope: "channel",
     content: aboutChannel,
     summary: "channel",
@@ -57,21 +70,52 @@ describe("RequesterMemories", () => {
     await cleanup();
   });
 
-  it("gives each requester their own memories and the channel's, and says who 'this user' is", async () => {
-    const memories = await anaRemembers(store, "Ana prefers bullet points", "This channel ships on Fridays");
-    const sections = new RequesterMemories(memories);
-    const ana = await sections.sectionFor(request());
+  it("in a DM gives the requester their own memories and the conversation's, and says who 'this user' is", async () => {
+    const memories = await anaRemembers(store, "Ana prefers bullet points", "Ana's DM notes", ANA_DM_KEYS);
+    const ana = await new RequesterMemories(memories).sectionFor(inDm());
     expect(ana.text).toContain("About this user:\n- [m1] Ana prefers bullet points");
     expect(ana.text).toContain(
-      "About this channel (notes saved by people in it, not this user's own):\n- [m1] This channel ships on Fridays",
+      "About this channel (notes saved by people in it, not this user's own):\n- [m1] Ana's DM notes",
     );
     expect(ana.text).toContain('("This user" is Ana, user id U_ANA, who is asking in this turn;');
-    const ben = await sections.sectionFor(request({ requester: BEN }));
-    expect(ben.text).not.toContain("bullet points");
-    expect(ben.text).not.toContain("About this user:");
-    expect(ben.text).toContain("- [m1] This channel ships on Fridays (saved by user id U_ANA,");
-    expect(ben.text).toContain('("This user" is Ben, user id U_BEN');
-    expect(ben.text?.startsWith("<memories>\n")).toBe(true);
+    expect(ana.text).not.toContain("not loaded here");
+    expect(ana.text?.startsWith("<memories>\n")).toBe(true);
+  });
+
+  it("in a shared thread gives each person's turn the channel's memories only, and says personal ones are not loaded there", async () => {
+    const memories = await anaRemembers(
+      store,
+      "Ana is negotiating an offer",
+      "This channel ships on Fridays",
+    );
+    const sections = new RequesterMemories(memories);
+    for (const asking of [request(), request({ requester: BEN })]) {
+      const text = (await sections.sectionFor(asking)).text ?? "";
+      expect(text).not.toContain("negotiating");
+      expect(text).not.toContain("About this user:");
+      expect(text).toContain("- [m1] This channel ships on Fridays (saved by user id U_ANA,");
+      expect(text).toContain(
+        "This conversation is shared by several people, so personal memories — what you remember about any person, this user included, which may have been saved in a private chat — are not loaded here. If this user asks what you remember about them, tell them to ask you in a direct message.)",
+      );
+    }
+    expect((await sections.sectionFor(request())).text).toContain('("This user" is Ana, user id U_ANA,');
+    expect((await sections.sectionFor(request({ requester: BEN }))).text).toContain(
+      '("This user" is Ben, user id U_BEN,',
+    );
+    // Her DM (a new session there) still carries them.
+    expect((await new RequesterMemories(memories).sectionFor(inDm())).text).toContain(
+      "- [m1] Ana is negotiating an offer",
+    );
+  });
+
+  it("in a shared thread with no channel memories still says personal memories are not loaded there", async () => {
+    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+    await memories.add(ANA_DM_KEYS, { scope: "user", content: "secret", summary: "s", createdBy: "U_ANA" });
+    const text = (await new RequesterMemories(memories).sectionFor(request())).text ?? "";
+    expect(text).not.toContain("secret");
+    expect(text).toContain("You have no saved memories about this channel yet.");
+    expect(text).toContain("are not loaded here");
+    expect(text).not.toBe(NONE);
   });
 
   it("gives a turn woken by channel content the channel's memories only, not its subscriber's own", async () => {
@@ -88,7 +132,7 @@ describe("RequesterMemories", () => {
     expect(section.text).not.toContain("About this user:");
     expect(section.text).toContain("- [m1] Deploys on Fridays (saved by user id U_ANA,");
     expect(section.text).toContain("started by channel content, not by a person");
-    expect((await sections.sectionFor(request())).text).toContain("Ana's salary is 4200");
+    expect((await sections.sectionFor(inDm())).text).toContain("Ana's salary is 4200");
   });
 
   it("reads a person's memories on their first turn only: later turns cost no store call", async () => {
@@ -156,7 +200,7 @@ describe("RequesterMemories", () => {
     });
     for (let i = 0; i < 100; i += 1) {
       await memories.add(
-        { userKey: `slack:T1:U_${i % 5}`, channelKey: ANA_KEYS.channelKey },
+        { userKey: `slack:T1:U_${i % 5}`, channelKey: ANA_DM_KEYS.channelKey },
         {
           scope: "channel",
           content: `c${i} ${(i % 2 ? "x" : "</memories>").repeat(i % 2 ? 1990 : 180)}`,
@@ -165,13 +209,13 @@ describe("RequesterMemories", () => {
         },
       );
     }
-    await memories.add(ANA_KEYS, {
+    await memories.add(ANA_DM_KEYS, {
       scope: "user",
       content: `own ${"y".repeat(1990)}`,
       summary: "s",
       createdBy: "U_ANA",
     });
-    const text = (await new RequesterMemories(memories).sectionFor(request())).text ?? "";
+    const text = (await new RequesterMemories(memories).sectionFor(inDm())).text ?? "";
     expect(text.length).toBeLessThanOrEqual(MEMORIES_SECTION_MAX_CHARS);
     expect(text).toContain("About this user:\n- [m101] own yyy");
     const shown = text.split("\n").filter((line) => line.startsWith("- [m")).length;
