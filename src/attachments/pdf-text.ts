@@ -65,6 +65,14 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { readFile } = require("node:fs/promises");
 const started = Date.now();
+// The page cut keeps whole characters: a cut between the two halves of a surrogate pair (most
+// emoji) leaves half a character. Written out here because this source runs in a worker thread,
+// outside the TypeScript build, so it cannot import core/surrogate-pairs.ts.
+const cut = (text, max) => {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max) + "…";
+};
 (async () => {
   const pdfjs = await import(workerData.pdfjs);
   const data = new Uint8Array(await readFile(workerData.file));
@@ -76,7 +84,7 @@ const started = Date.now();
     const page = await doc.getPage(n);
     const content = await page.getTextContent();
     const text = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\\n" : "") : "")).join("");
-    pages.push(text.length > workerData.pageMaxChars ? text.slice(0, workerData.pageMaxChars) + "…" : text);
+    pages.push(cut(text, workerData.pageMaxChars));
     page.cleanup();
     if (Date.now() - started >= workerData.budgetMs) break;
   }

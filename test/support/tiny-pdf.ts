@@ -35,13 +35,21 @@ function contentObject(page: TinyPage): string | Buffer {
   ]);
 }
 
-/** Build a PDF with these pages. */
-export function tinyPdf(pages: readonly TinyPage[]): Buffer {
+/**
+ * Build a PDF with these pages. `glyphs` renames the font's glyphs by character code (an
+ * /Encoding /Differences), e.g. `{ 98: "u1F600" }` so each "b" reads as 😀.
+ */
+export function tinyPdf(pages: readonly TinyPage[], glyphs: Readonly<Record<number, string>> = {}): Buffer {
   const objects: (string | Buffer)[] = [];
   const add = (body: string | Buffer): number => objects.push(body);
   const catalog = add("");
   const pagesId = add("");
-  const font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  const differences = Object.entries(glyphs).map(([code, name]) => `${code} /${name}`);
+  const encoding =
+    differences.length === 0
+      ? ""
+      : ` /Encoding << /Type /Encoding /Differences [${differences.join(" ")}] >>`;
+  const font = add(`<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica${encoding} >>`);
   const kids: number[] = [];
   for (const page of pages) {
     const content = add(contentObject(page));
