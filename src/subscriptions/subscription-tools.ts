@@ -17,6 +17,7 @@
  * content's authors may read what it found.
  */
 import { z } from "zod";
+import { clipLine } from "../core/one-line.js";
 import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
@@ -121,7 +122,8 @@ function readsChannelIn(
     if (!target || !isSharedThread(target) || wakingChannel(request) !== undefined) return undefined;
     const named = args.channel.trim();
     if (named === target.channel || named === `${target.channel}:${target.thread}`) return undefined;
-    return `${reads(named)}, where several people read along, members of that channel or not`;
+    // The reason is shown on the card: the model's argument goes there as one line.
+    return `${reads(clipLine(named, 120))}, where several people read along, members of that channel or not`;
   };
 }
 
