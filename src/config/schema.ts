@@ -274,31 +274,42 @@ const skillsSchema = z.strictObject({
   catalog_budget_tokens: positiveInt.default(2_000),
 });
 
-const schedulesSchema = z.strictObject({
-  default_timezone: z
-    .string()
-    .min(1)
-    .refine((zone) => {
-      try {
-        new Intl.DateTimeFormat("en-US", { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    }, "an IANA timezone name, e.g. Europe/Berlin")
-    .default("UTC"),
-  catch_up_s: z.number().nonnegative().default(3_600),
-  min_interval_s: z.number().positive().default(300),
-  max_active_per_person: positiveInt.default(20),
-  max_tasks_per_person: positiveInt.default(40),
-  max_active_per_workspace: positiveInt.default(200),
-  max_wake_s: z
-    .number()
-    .positive()
-    .default(7 * 86_400),
-  wakes_per_session_per_hour: positiveInt.default(10),
-  max_failures: positiveInt.default(3),
-});
+const schedulesSchema = z
+  .strictObject({
+    default_timezone: z
+      .string()
+      .min(1)
+      .refine((zone) => {
+        try {
+          new Intl.DateTimeFormat("en-US", { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, "an IANA timezone name, e.g. Europe/Berlin")
+      .default("UTC"),
+    catch_up_s: z.number().nonnegative().default(3_600),
+    min_interval_s: z.number().positive().default(300),
+    max_active_per_person: positiveInt.default(20),
+    max_tasks_per_person: positiveInt.default(40),
+    max_active_per_workspace: positiveInt.default(200),
+    max_wake_s: z
+      .number()
+      .positive()
+      .default(7 * 86_400),
+    min_wake_s: z.number().positive().default(60),
+    max_wake_chain: positiveInt.default(5),
+    wakes_per_session_per_hour: positiveInt.default(10),
+    max_failures: positiveInt.default(3),
+  })
+  .refine((value) => value.max_tasks_per_person >= value.max_active_per_person, {
+    message: "max_tasks_per_person (paused tasks included) must be at least max_active_per_person",
+    path: ["max_tasks_per_person"],
+  })
+  .refine((value) => value.min_wake_s <= value.max_wake_s, {
+    message: "min_wake_s must not exceed max_wake_s",
+    path: ["min_wake_s"],
+  });
 
 /** The whole configuration file. */
 export const configSchema = z.strictObject({

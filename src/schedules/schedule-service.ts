@@ -8,8 +8,9 @@
  * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
  * active tasks per person and per workspace, tasks a person holds paused ones included (a paused
  * task never expires: it stays, listed, until its creator or an approver cancels it, so this total
- * is what bounds the store), wake-ups per conversation per hour, and failed runs in a row pause a
- * task.
+ * is what bounds the store), wake-ups at least a minimum delay ahead and at most so many per
+ * conversation per hour, chains of wake-ups set by woken turns no deeper than the configured
+ * depth (wake-chains.ts), and failed runs in a row pause a task.
  *
  * Several processes on one store: the active-task limits are counted, a person's listing made
  * (`refreshFor`, then `listFor`) and a removed channel's tasks found on the registry's view
@@ -44,6 +45,7 @@ import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from 
 import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
 import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
+import { WakeChains } from "./wake-chains.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
@@ -55,6 +57,14 @@ export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<s
  */
 export interface NewTaskArgs extends ScheduleArgs {
   readonly promptBy?: PromptAuthor;
+}
+
+/**
+ * What wake_me_later hands `wakeLater`: the call's arguments and, from the tool, the wake-up whose
+ * run started the calling turn (absent: a person's turn, or a scheduled task's run).
+ */
+export interface NewWakeArgs extends WakeArgs {
+  readonly wokenBy?: string;
 }
 
 /** Who lists or cancels: a person on a platform, from some conversation. */
@@ -107,6 +117,8 @@ export class ScheduleService {
   private readonly clock: Clock;
   /** wake_me_later calls per conversation in the last hour (the per-conversation limit). */
   private readonly wakesByThread: SlotBudget;
+  /** How deep in a chain of wake-ups set by woken turns a new wake-up is. */
+  private readonly chains: WakeChains;
   /** The periodic catalog refresh, from `start` until `shutdown` (see `refreshEvery`). */
   private refresher: PeriodicTask | undefined;
 
@@ -117,6 +129,7 @@ export class ScheduleService {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
     this.wakesByThread = options.wakeBudget;
+    this.chains = new WakeChains(options.store.space("schedules"), this.settings.maxWakeChain);
     this.runs = new TaskRuns({
       registry,
       space: options.store.space("schedules"),
@@ -181,8 +194,12 @@ export class ScheduleService {
     };
   }
 
-  /** wake_me_later: wake this session once with the note (bounded, rate-limited per conversation). */
-  async wakeLater(caller: Caller, args: WakeArgs): Promise<Outcome> {
+  /**
+   * wake_me_later: wake this session once with the note (bounded, rate-limited per conversation;
+   * one set by a turn a wake-up started, `args.wokenBy`, is one deeper in its chain, refused past
+   * the deepest allowed).
+   */
+  async wakeLater(caller: Caller, args: NewWakeArgs): Promise<Outcome> {
     const now = this.clock.now();
     const limit = this.settings.wakesPerSessionPerHour;
     // The slot is taken first (atomic across processes) and given back when no wake-up is made.
@@ -196,13 +213,29 @@ export class ScheduleService {
     try {
       const plan = planWake(args, await this.zoneFor(caller), now, this.settings);
       if (!plan.ok) return plan;
-      const task = await this.add(caller, "wake", { text: args.note, by: "agent" }, plan);
-      if (typeof task === "string") return { ok: false, message: task };
-      made = true;
-      return {
-        ok: true,
-        message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).`,
-      };
+      const link = await this.chains.link(args.wokenBy);
+      if (!link.ok) return link;
+      try {
+        const id = newTaskId("wake");
+        // Kept before the wake-up can fire, so the turn it starts finds its depth.
+        await this.chains.record(id, link.depth, plan.firstMs, now);
+        const task = await this.add(caller, "wake", { text: args.note, by: "agent" }, plan, id);
+        if (typeof task === "string") return { ok: false, message: task };
+        made = true;
+        const chain =
+          link.depth > 1
+            ? ` It is wake-up ${link.depth} of at most ${this.chains.limit} in a row set with no person asking; after that, ask the person.`
+            : "";
+        return {
+          ok: true,
+          message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).${chain}`,
+        };
+      } finally {
+        if (!made)
+          await link
+            .release()
+            .catch((error: unknown) => this.options.onError?.(error, "giving back a wake-up's follower"));
+      }
     } finally {
       if (!made)
         await slot
@@ -363,6 +396,7 @@ export class ScheduleService {
     kind: TaskKind,
     prompt: { readonly text: string; readonly by: PromptAuthor },
     plan: Plan & { ok: true },
+    id: string = newTaskId(kind),
   ) {
     const owner = `${caller.target.platform}:${caller.requester.id}`;
     const workspace = workspaceKeyOf(caller.target);
@@ -375,7 +409,7 @@ export class ScheduleService {
     if (this.registry.activeInWorkspace(workspace) >= this.settings.maxActivePerWorkspace)
       return `This workspace has ${this.settings.maxActivePerWorkspace} active scheduled tasks, the most allowed.`;
     const task = await this.registry.put({
-      id: newTaskId(kind),
+      id,
       kind,
       sessionId: caller.sessionId,
       target: caller.target,

@@ -22,6 +22,13 @@ export interface ScheduleSettings {
   readonly maxActivePerWorkspace: number;
   /** Furthest ahead a wake-up may be set, ms. */
   readonly maxWakeMs: number;
+  /** Nearest ahead a wake-up may be set, ms. */
+  readonly minWakeMs: number;
+  /**
+   * Wake-ups in a row a chain may have: one set by a turn a wake-up started is one deeper than
+   * that wake-up; past this depth wake_me_later is refused until a person writes.
+   */
+  readonly maxWakeChain: number;
   /** Wake-ups one conversation (thread, whatever its session) may set per rolling hour. */
   readonly wakesPerSessionPerHour: number;
   /** Failed runs in a row that pause a task. */
@@ -36,6 +43,8 @@ export const DEFAULT_SCHEDULE_SETTINGS: ScheduleSettings = Object.freeze({
   maxTasksPerPerson: 40,
   maxActivePerWorkspace: 200,
   maxWakeMs: 7 * 86_400_000,
+  minWakeMs: 60_000,
+  maxWakeChain: 5,
   wakesPerSessionPerHour: 10,
   maxFailures: 3,
 });
@@ -50,6 +59,8 @@ export function scheduleSettingsFromConfig(section: CoworkerConfig["schedules"])
     maxTasksPerPerson: section.max_tasks_per_person,
     maxActivePerWorkspace: section.max_active_per_workspace,
     maxWakeMs: Math.round(section.max_wake_s * 1_000),
+    minWakeMs: Math.round(section.min_wake_s * 1_000),
+    maxWakeChain: section.max_wake_chain,
     wakesPerSessionPerHour: section.wakes_per_session_per_hour,
     maxFailures: section.max_failures,
   });

@@ -15,6 +15,9 @@
  * free of approval in every mode: a note gains no trust, it only starts a turn here, as the same
  * requester, in which every call is decided as usual and the reviewer judges against the person's
  * own last request — never against the note, nor a note a woken turn leaves for the next one.
+ * What bounds it: a wake-up is at least a minimum delay ahead, a conversation sets at most so many
+ * an hour, and a turn a wake-up started (its request's scheduledRun names a wake-up) sets at most
+ * one, one deeper in its chain, which ends at the configured depth until a person writes.
  */
 import { z } from "zod";
 import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
@@ -23,7 +26,7 @@ import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { listingWidensAudience } from "../tools/session-target.js";
-import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
+import { isWakeId, MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 import { cancellationSummary } from "./task-text.js";
 
@@ -153,7 +156,8 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     name: "wake_me_later",
     description:
       "Wake this conversation once later with a note to yourself (e.g. check back on a deploy in 10 minutes). " +
-      "Give `in_s` or `at`. No approval needed; bounded and rate-limited. When you wake, the note is your own " +
+      "Give `in_s` or `at`. No approval needed; bounded and rate-limited, and a turn you were woken for may set " +
+      "one more, a few in a row at most before you must ask the person. When you wake, the note is your own " +
       "words, not a request from the person.",
     inputSchema: wakeSchema,
     category: "read",
@@ -163,7 +167,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
-      const outcome = await service.wakeLater(caller, args);
+      const outcome = await service.wakeLater(caller, { ...args, wokenBy: wakeThatStarted(context.request) });
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
     },
   });
@@ -198,6 +202,15 @@ async function cancelSummary(
     name: createdBy.name || createdBy.id,
   });
   return `cancel scheduled task ${asked} (${whose}'s)`;
+}
+
+/**
+ * The wake-up whose run started this turn, if one did: the session layer marks a scheduled run's
+ * turn with `metadata.scheduledRun` (the model cannot set it).
+ */
+function wakeThatStarted(request: ConversationExecutionRequest): string | undefined {
+  const run = request.metadata.scheduledRun as { readonly taskId?: unknown } | undefined;
+  return typeof run?.taskId === "string" && isWakeId(run.taskId) ? run.taskId : undefined;
 }
 
 /**

@@ -115,6 +115,11 @@ export function newTaskId(kind: TaskKind): string {
   return `${kind === "task" ? "tsk" : "wak"}_${randomBytes(6).toString("hex")}`;
 }
 
+/** Whether `id` names a wake-up (newTaskId("wake")) rather than a scheduled task. */
+export function isWakeId(id: string): boolean {
+  return /^wak_[0-9a-f]{12}$/.test(id);
+}
+
 /** Freeze a task and its nested records. */
 export function freezeTask(task: ScheduledTask): ScheduledTask {
   return Object.freeze({

@@ -2,7 +2,7 @@
  * Task planner: turns the arguments of schedule_task and wake_me_later into a validated schedule,
  * or says what is wrong — exactly one of `at` / `cron`, a future time, a known timezone, a cron
  * expression croner accepts, runs no closer together than the minimum interval, and (for
- * wake-ups) a time within the longest allowed wait. Pure apart from the clock value passed in.
+ * wake-ups) a time no nearer than the shortest and no further than the longest allowed wait. Pure apart from the clock value passed in.
  */
 import { cronProblem, isKnownTimezone, nextOccurrence, shortestGapMs } from "./occurrences.js";
 import type { TaskSchedule } from "./scheduled-task.js";
@@ -91,13 +91,15 @@ export function planTask(args: ScheduleArgs, zone: string, nowMs: number, settin
   return { ok: true, schedule, firstMs, zone: timezone };
 }
 
-/** Plan wake_me_later: `in_s` seconds from now or at an ISO time, within the longest wait. */
+/** Plan wake_me_later: `in_s` seconds from now or at an ISO time, within the shortest and longest wait. */
 export function planWake(args: WakeArgs, zone: string, nowMs: number, settings: ScheduleSettings): Plan {
   if ((args.in_s === undefined) === (args.at === undefined))
     return refuse("Give exactly one of `in_s` (seconds from now) or `at` (an ISO time).");
   const at = args.in_s !== undefined ? nowMs + Math.round(args.in_s * 1_000) : parseTime(args.at ?? "");
   if (at === undefined) return refuse(`"${args.at}" is not an ISO time with an offset.`);
   if (at <= nowMs) return refuse("The wake-up time must be in the future.");
+  if (at - nowMs < settings.minWakeMs)
+    return refuse(`A wake-up must be at least ${minutes(settings.minWakeMs)} ahead.`);
   if (at - nowMs > settings.maxWakeMs)
     return refuse(`A wake-up can be at most ${Math.round(settings.maxWakeMs / 3_600_000)} h ahead.`);
   return { ok: true, schedule: { type: "once", at: new Date(at).toISOString() }, firstMs: at, zone };

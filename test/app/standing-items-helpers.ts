@@ -39,7 +39,10 @@ export async function startOnSlack(
     SLACK_API_URL: slack.apiUrl,
   };
   const run = startCoworker(
-    makeProject(`log:\n  level: silent\nslack:\n  allowed_users: [${allowedUser}]\n`),
+    // A wake-up may be set 3 s ahead here (the default minimum is a minute).
+    makeProject(
+      `log:\n  level: silent\nslack:\n  allowed_users: [${allowedUser}]\nschedules:\n  min_wake_s: 1\n`,
+    ),
     env,
   );
   closers.push(async () => {

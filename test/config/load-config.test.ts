@@ -121,6 +121,17 @@ slack:
     ]);
   });
 
+  it("refuses a schedules total below the active limit, and a wake-up minimum above its maximum", () => {
+    const cwd = project({
+      "config/coworker.yaml":
+        "schedules:\n  max_active_per_person: 20\n  max_tasks_per_person: 10\n  min_wake_s: 90000\n  max_wake_s: 3600\n",
+    });
+    expect(problemsOf(loadConfig({ env: {}, cwd }))).toEqual([
+      "schedules.max_tasks_per_person: max_tasks_per_person (paused tasks included) must be at least max_active_per_person (got 10)",
+      "schedules.min_wake_s: min_wake_s must not exceed max_wake_s (got 90000)",
+    ]);
+  });
+
   it("refuses risk: interactive for an MCP server, naming the risks it may have", () => {
     const cwd = project({
       "config/coworker.yaml": `tools:\n  mcp_servers:\n    db: { url: "https://mcp.example.com/mcp", risk: interactive }\n`,

@@ -3,7 +3,7 @@
  * subscriptions (AppSchedules and AppSubscriptions with the real engine factory, the
  * SessionManager as their wake sink, hooks merged as the app merges them) as an extension of the
  * Slack and Telegram harnesses, with a test-only minimum interval of one second so a cron task
- * with a seconds field can run twice within a test.
+ * with a seconds field can run twice within a test (and a wake-up may be a second ahead).
  */
 import pino from "pino";
 import { AppSchedules } from "../../src/app/app-schedules.js";
@@ -20,10 +20,11 @@ import type { StackExtension as TelegramExtension } from "../channels/telegram/s
 import type { StackExtension } from "../support/session-stack.js";
 import { TEST_SETTINGS } from "../subscriptions/e2e-support.js";
 
-/** Runs may be one second apart (the default guard is five minutes). */
+/** Runs may be one second apart, and a wake-up a second ahead (the default guards: five minutes, one). */
 export const FAST_SCHEDULES: ScheduleSettings = Object.freeze({
   ...DEFAULT_SCHEDULE_SETTINGS,
   minIntervalMs: 1_000,
+  minWakeMs: 1_000,
 });
 
 const silent = pino({ level: "silent" });
