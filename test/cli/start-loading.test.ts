@@ -10,7 +10,7 @@ import { echoHandler } from "../fakes/fake-openai.js";
 import { type CoworkerCluster, startCoworkers } from "../support/coworker-processes.js";
 
 const HOOK = fileURLToPath(new URL("../../bench/support/loaded-packages.mjs", import.meta.url));
-const LAZY = ["openai", "gray-matter", "pino-pretty", "re2js", "picomatch"];
+const LAZY = ["openai", "gray-matter", "pino-pretty", "re2js"];
 
 let cluster: CoworkerCluster;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 /**
  * Whether a bash glob word could name a file: its last path segment (`*`, `?`, `[…]`, braces read
- * as `*`) matched against a file name, in time bounded by the product of their lengths. The
- * permission checks read the model's commands, and picomatch (the project's matcher for search
- * globs) compiles a pattern to a backtracking regular expression: a word such as `*a*a*a*b`
- * against a 255-character name takes seconds there, more with each star. Matching leans towards
- * yes, as the checks do (a yes asks a person or tells the reviewer): a POSIX class such as
- * `[[:alpha:]]` and a brace list each match anything, and a leading dot is matched like any
- * character (bash's dotglob).
+ * as `*`) matched against a file name, in time bounded by the product of their lengths. It is its
+ * own matcher, not search_files' (search-glob.ts): it follows bash's glob semantics, not a search
+ * pattern's, and the permission checks run it on the model's commands, so it never backtracks —
+ * a backtracking regular expression takes seconds on a word such as `*a*a*a*b` against a
+ * 255-character name, more with each star. Matching leans towards yes, as the checks do (a yes
+ * asks a person or tells the reviewer): a POSIX class such as `[[:alpha:]]` and a brace list each
+ * match anything, and a leading dot is matched like any character (bash's dotglob).
  */
 import { trimTrailing } from "../../core/trim-trailing.js";
 
