@@ -1,10 +1,10 @@
 /**
  * Task text: how scheduled tasks read for people and the model — the schedule in words, where a
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval cards'
- * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked input of a scheduled run, which says
- * when its text is the agent's own words rather than a person's; also the short pieces of the
- * notices about a task (its kind, its creator's DM, its text and lastResult clipped whole
- * characters at a time). What people read is
+ * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked
+ * input of a scheduled run, which says when its text is the agent's own words rather than a
+ * person's; also the short pieces of the notices about a task (its kind, its creator's DM, its text
+ * and lastResult clipped whole characters at a time, the text escaped). What people read is
  * markdown, and a task's text (a person's or the model's words, a wake-up's note) goes in as plain
  * text (markdownLiteral), never as a link, a mention or formatting; a run's input, which only the
  * model reads, quotes it as written.
@@ -159,10 +159,11 @@ const NOTICE_PROMPT_CHARS = 80;
 
 /**
  * A task's text as a notice about it (a pause) quotes it: at most NOTICE_PROMPT_CHARS characters,
- * the "…" marking a cut included, never half an emoji.
+ * the "…" marking a cut included, never half an emoji, then escaped as plain text (markdownLiteral)
+ * so it never formats, links or mentions; clipped before escaping, so a cut never splits an escape.
  */
 export function noticeExcerpt(task: Pick<ScheduledTask, "prompt">): string {
-  return clip(task.prompt, NOTICE_PROMPT_CHARS);
+  return markdownLiteral(clip(task.prompt, NOTICE_PROMPT_CHARS));
 }
 
 /** The most characters a task's lastResult (and its statusNote) keeps. */

@@ -230,6 +230,16 @@ describe("a run the session layer could not take", () => {
     ]);
   });
 
+  it("the notice of a task not taken quotes its text as plain text, never a link or mention", async () => {
+    const h = await one();
+    await created(h, { prompt: "[click](https://evil.example) <!channel>", at: iso(T0 + 10 * MIN) });
+    h.sessions.wake = rejecting("the session layer is shutting down");
+    await advance([h], 80 * MIN);
+    expect(h.sessions.notices.map((n) => n.text)).toEqual([
+      expect.stringContaining(String.raw`("\[click\]\(https\:\/\/evil\.example\) \<\!channel\>")`),
+    ]);
+  });
+
   it("the paused notice quotes the task's text cut between whole characters", async () => {
     const h = await one();
     // An emoji at units 79-80: a cut at 80 units would keep only its first half.

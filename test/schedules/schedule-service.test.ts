@@ -141,6 +141,20 @@ describe("ScheduleService runs", () => {
     ]);
   });
 
+  it("the notice of a task whose conversation is gone quotes its text as plain text, never a link or mention", async () => {
+    h = await openHarness();
+    await h.service.create(ANA_HOME, {
+      prompt: "[click](https://evil.example) <!channel>",
+      cron: "0 * * * *",
+      timezone: "UTC",
+    });
+    h.sessions.gone.add("s-home");
+    await advance(h, 61 * MIN);
+    expect(h.sessions.notices.map((n) => n.text)).toEqual([
+      expect.stringContaining(String.raw`("\[click\]\(https\:\/\/evil\.example\) \<\!channel\>")`),
+    ]);
+  });
+
   it("pauses a task whose creator may no longer use the bot there, and says so in its thread", async () => {
     h = await openHarness();
     await h.service.create(ANA_HOME, { prompt: "digest", cron: "0 * * * *", timezone: "UTC" });
