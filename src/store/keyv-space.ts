@@ -60,16 +60,8 @@ export class KeyvSpace implements KeyValueSpace {
    * rejects with the first key's UnreadableRow when a row holds no value (getRows answers per key).
    */
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
-    return this.guarded(
-      () => {
-        for (const key of keys) this.check(key);
-      },
-      () =>
-        keys.length === 0
-          ? Promise.resolve([])
-          : this.keyv()
-              .getMany([...keys])
-              .then((values) => values.map((value, at) => this.readable<T>(keys[at]!, value))),
+    return this.readKeys(keys, (keyv) =>
+      keyv.getMany([...keys]).then((values) => values.map((value, at) => this.readable<T>(keys[at]!, value))),
     );
   }
 
@@ -78,16 +70,10 @@ export class KeyvSpace implements KeyValueSpace {
    * the value or the UnreadableRow held, each with its row's exact text (a RowText) as `expected`.
    */
   getRows<T>(keys: readonly string[]): Promise<Array<RowRead<T>>> {
-    return this.guarded(
-      () => {
-        for (const key of keys) this.check(key);
-      },
-      () =>
-        keys.length === 0
-          ? Promise.resolve([])
-          : this.keyv()
-              .getManyRaw([...keys])
-              .then((entries) => entries.map((entry, at) => this.rowOf<T>(keys[at]!, entry as ReadEntry))),
+    return this.readKeys(keys, (keyv) =>
+      keyv
+        .getManyRaw([...keys])
+        .then((entries) => entries.map((entry, at) => this.rowOf<T>(keys[at]!, entry as ReadEntry))),
     );
   }
 
@@ -197,6 +183,19 @@ export class KeyvSpace implements KeyValueSpace {
    * turn path are plain functions returning the backend's promise: an async wrapper costs more
    * promises per store call.
    */
+  /** Check `keys`, then `read` them in one backend call (none for no keys). */
+  private readKeys<R>(
+    keys: readonly string[],
+    read: (keyv: ReturnType<KeyvSpace["keyv"]>) => Promise<R[]>,
+  ): Promise<R[]> {
+    return this.guarded(
+      () => {
+        for (const key of keys) this.check(key);
+      },
+      () => (keys.length === 0 ? Promise.resolve([]) : read(this.keyv())),
+    );
+  }
+
   private guarded<T>(check: () => void, call: () => Promise<T>): Promise<T> {
     let pending: Promise<T>;
     try {
