@@ -122,17 +122,21 @@ function channelApprovers(
   );
 }
 
+/** What withLiveDeciders reads and narrows: a pending item, or a reviewer denial (its deciders only). */
+type LiveDecided = Pick<PendingItem, "target" | "requester" | "allowedApprovers" | "mayLoosen" | "startedBy">;
+
 /**
  * `item` with its deciders (`allowedApprovers`) and looseners (`mayLoosen`) as `config` has them
- * now, for a decision taken now: an item keeps the lists it was raised with, and an approver
- * removed from the configuration since (a restart on a new one) must not go on deciding it until it
- * expires. A stored decider stays one while they are its requester, still a configured approver for
- * its conversation, or still a loosener of its session (loosenersFor now: its starter, in a DM or in
- * a shared thread no approver is configured for). The starter is the item's `startedBy`; an item
+ * now, for a decision taken now (a pending item, or a reviewer denial's "Allow anyway", which
+ * records no looseners: reviewer-denials.ts): an item keeps the lists it was raised with, and an
+ * approver removed from the configuration since (a restart on a new one) must not go on deciding it
+ * until it expires. A stored decider stays one while they are its requester, still a configured
+ * approver for its conversation, or still a loosener of its session (loosenersFor now: its starter,
+ * in a DM or in a shared thread no approver is configured for). The starter is the item's `startedBy`; an item
  * stored before it was kept counts its requester as the starter when they could loosen it. Only
  * ever narrows: nobody left off when it was raised (a steering change's requester) is added.
  */
-export function withLiveDeciders<T extends PendingItem>(
+export function withLiveDeciders<T extends LiveDecided>(
   item: T,
   config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
 ): T {

@@ -2,11 +2,12 @@
  * ReviewerDenials: the person's side of a safety-reviewer denial. The engine reports a denial; this
  * persists it (in the "approvals" space, beside the pending items) and posts a card in the turn's
  * thread with the call in full (as an approval card shows it), the reviewer's full reason and an
- * "Allow anyway" button. A press by the requester or a configured approver (anyone else gets the
- * usual refusal) gives a one-shot grant for that exact tool and canonical arguments, for a turn of
- * the requester and for ONCE_GRANT_TTL_MS, in the session's grants — the engine consumes it on the
- * first matching call; a call with other arguments, another member's or a later one goes through
- * the reviewer again. First press wins, also across processes
+ * "Allow anyway" button. A press by the requester or a configured approver (as the approvals
+ * configuration has them at the press, not when the denial was raised: withLiveDeciders; anyone
+ * else gets the usual refusal) gives a one-shot grant for that exact tool and canonical arguments,
+ * for a turn of the requester and for ONCE_GRANT_TTL_MS, in the session's grants — the engine
+ * consumes it on the first matching call; a call with other arguments, another member's or a later
+ * one goes through the reviewer again. First press wins, also across processes
  * (`setIfAbsent` on the decision key). Who asked is a person on the card and is named with their
  * user id in the answers to a press, never by a display name alone.
  */
@@ -22,8 +23,14 @@ import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js"
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { personText } from "../core/person-text.js";
 import { decidedOutcome, detailBlock, requesterField } from "./approval-card.js";
-import { cardPerson } from "./authorisation.js";
-import { type ApprovalsConfig, allowedApproversFor, mayDecide, qualifiedUserId } from "./authorisation.js";
+import {
+  type ApprovalsConfig,
+  allowedApproversFor,
+  cardPerson,
+  mayDecide,
+  qualifiedUserId,
+  withLiveDeciders,
+} from "./authorisation.js";
 import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { newPendingId, type PendingPerson } from "./pending-item.js";
@@ -181,11 +188,15 @@ export class ReviewerDenials {
     return press.action === ALLOW_ANYWAY;
   }
 
-  /** An "Allow anyway" press: authorised, first press wins, then the one-shot grant. */
+  /**
+   * An "Allow anyway" press: authorised (its deciders as the configuration has them now), first
+   * press wins, then the one-shot grant.
+   */
   async press(press: CardPress): Promise<PressResult> {
     const record = await this.load(press.pendingId);
     if (!record) return { status: "unknown", message: "This denial is no longer known." };
-    if (!mayDecide(record.allowedApprovers, press.platform, press.user.id))
+    const { allowedApprovers } = withLiveDeciders(record, this.options.config);
+    if (!mayDecide(allowedApprovers, press.platform, press.user.id))
       return {
         status: "not_allowed",
         message: `Only ${named(record.requester)} or a configured approver can allow this.`,

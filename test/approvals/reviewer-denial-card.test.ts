@@ -218,3 +218,66 @@ describe("who asked, on a reviewer denial's card and in the answers to its press
     });
   });
 });
+
+describe("who may press Allow anyway on a denial raised under an older approvals configuration", () => {
+  const denial: Denial = {
+    callId: "c1",
+    tool: "run_command",
+    args: { command: "ls" },
+    summary: "ls",
+    reason: "no",
+  };
+  const press = (pendingId: string, id: string) =>
+    ({ kind: "card", platform: "slack", pendingId, action: "allow_anyway", user: { id, name: id } }) as const;
+
+  /**
+   * Denials on one store, as a process with `approvers` (and `perChannel`) configured has them;
+   * the cards it posts go to `posted`.
+   */
+  const denialsUnder = (
+    store: Awaited<ReturnType<typeof createStore>>,
+    config: { approvers: string[]; perChannel?: Record<string, string[]> },
+    posted: Card[] = [],
+  ) =>
+    new ReviewerDenials({
+      store,
+      host: {
+        outputFor: () =>
+          ({
+            postCard: async (card: Card) => {
+              posted.push(card);
+              return { messageId: "m1" };
+            },
+            updateCard: async () => undefined,
+          }) as unknown as ThreadOutput,
+        grant: async () => true,
+        audit: () => undefined,
+      },
+      config: { ...config, ttlMs: 60_000 },
+      logger: pino({ level: "silent" }),
+      now: () => new Date("2026-01-02T03:04:05.000Z"),
+    });
+
+  it("an approver removed since is refused; the requester and an approver still configured may", async () => {
+    const store = await createStore({ url: "memory:", dataDir: tempDir() });
+    const posted: Card[] = [];
+    const raisedUnder = denialsUnder(
+      store,
+      { approvers: ["slack:U_BOSS", "slack:U_KEPT"], perChannel: { "slack:C1": ["slack:U_LEAD"] } },
+      posted,
+    );
+    const report = raisedUnder.reporterFor(() => ({ sessionId: "s1", target: TARGET, requester: REQUESTER }));
+    await report(denial);
+    await report(denial);
+    const [first, second] = posted.map((card) => card.pendingId);
+    // Restarted on a configuration without the boss and without the channel's lead.
+    const now = denialsUnder(store, { approvers: ["slack:U_KEPT"] });
+    for (const gone of ["U_BOSS", "U_LEAD"])
+      expect(await now.press(press(first!, gone))).toEqual({
+        status: "not_allowed",
+        message: "Only Ann (id U1) or a configured approver can allow this.",
+      });
+    expect(await now.press(press(first!, "U1"))).toMatchObject({ status: "accepted" });
+    expect(await now.press(press(second!, "U_KEPT"))).toMatchObject({ status: "accepted" });
+  });
+});
