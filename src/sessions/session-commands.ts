@@ -7,17 +7,12 @@
  * thread to, after that look-up — this process does not hold it, and its copy saved here would
  * overwrite the holder's record. The commands that change a session (mode, grants revoke, new,
  * stop) are written to the audit log with who ran them, once they took effect. Approve and deny
- * may be typed in any conversation, but decide only for someone who could press the card's button
- * in the conversation it was asked in.
+ * decide a pending item, not a session (typed-decisions.ts).
  */
-import { markdownLiteral } from "../core/person-text.js";
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
-import type { PendingItem } from "../approvals/pending-item.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";
-import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
-import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { AuditRecord, AuditSink } from "../engine/audit-record.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import { StaleFenceError } from "../store/coordination/coordination.js";
@@ -27,21 +22,13 @@ import { describeGrants, describeStatus, shownPerson } from "./session-status.js
 import type { ThreadCommand } from "../core/text-commands.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 import { withTurnFinished } from "./turn-record-changes.js";
+import { decideTyped, type TypedDecisionDeps } from "./typed-decisions.js";
 
-export interface ThreadCommandsDeps {
+/** What the thread commands act through (approve and deny: see TypedDecisionDeps). */
+export interface ThreadCommandsDeps extends TypedDecisionDeps {
   readonly cache: SessionCache;
   readonly scheduler: TurnScheduler;
   readonly hub: PendingHub;
-  /**
-   * Whether a person may still use the bot in a conversation under its platform's rules now
-   * (rejects when the platform cannot say): a typed decision must pass it for the conversation
-   * its item was asked in, as a press of the card's button there would. Absent: not checked (a
-   * stack without platform rules).
-   */
-  readonly mayActIn?: ((userId: string, target: ThreadTarget) => Promise<boolean>) | undefined;
-  /** Resolve a card press (approve / deny typed as commands), resuming its turn when needed. */
-  readonly pressCard: (press: Extract<ButtonPress, { kind: "card" }>) => Promise<PressResult>;
-  readonly pending: PendingStore;
   readonly statusExtras?: ((sessionId: string) => Promise<readonly string[]>) | undefined;
   readonly reviewerStats?: ReviewerStats | undefined;
   /** The configured approvers, who may loosen sessions in shared threads. */
@@ -149,7 +136,7 @@ export class ThreadCommands {
         return this.renew(target, user, live);
       case "approve":
       case "deny":
-        return this.decide(target, user, command.id, command.name);
+        return decideTyped(this.deps, target, user, command.id, command.name);
     }
     if (!live) throw new Error(`"${command.name}" acts on the thread's session, and it was given none`);
     switch (command.name) {
@@ -363,65 +350,7 @@ export class ThreadCommands {
       ...fields,
     });
   }
-
-  private async decide(
-    target: ThreadTarget,
-    user: PlatformUser,
-    id: string,
-    verb: "approve" | "deny",
-  ): Promise<string> {
-    const item = await this.deps.pending.get(id).catch(() => undefined);
-    if (!item) return `No pending request has the id ${id}.`;
-    const refusal = await this.refusedWhereAsked(target, user, item);
-    if (refusal) return refusal;
-    if (item.kind === "question")
-      return "That is a question: answer it with its buttons or by replying here.";
-    const action =
-      item.kind === "plan"
-        ? verb === "approve"
-          ? "plan_interactive"
-          : "plan_reject"
-        : verb === "approve"
-          ? "once"
-          : "deny";
-    const result = await this.deps.pressCard({
-      kind: "card",
-      platform: target.platform,
-      pendingId: id,
-      action,
-      user,
-    });
-    // The press's answer is plain text naming people by display name ("Approved by …", "Only …
-    // (id U1) or a configured approver…"); the reply is markdown, so it goes in as plain text.
-    return markdownLiteral(result.message);
-  }
-
-  /**
-   * Why `user`, typing in `target`'s conversation, may not decide `item` there; undefined when they
-   * may. `approve <id>` works from any conversation, but it gets the check a press of the card's
-   * button gets in the card's conversation: on its platform only (nobody presses a button on
-   * another), and only by someone who may still use the bot in that conversation (mayActIn) — not
-   * someone since removed from a private channel, the allowed users or channels. The refusal names
-   * nothing of the item.
-   */
-  private async refusedWhereAsked(
-    target: ThreadTarget,
-    user: PlatformUser,
-    item: PendingItem,
-  ): Promise<string | undefined> {
-    if (target.platform !== item.target.platform) return NOT_WHERE_ASKED;
-    const { mayActIn } = this.deps;
-    if (!mayActIn) return undefined;
-    const may = await mayActIn(user.id, item.target).catch(() => undefined);
-    if (may === undefined)
-      return "Could not check whether you may still use Coworker in the conversation this request was asked in. Please try again later.";
-    return may ? undefined : NOT_WHERE_ASKED;
-  }
 }
-
-/** A typed decision's refusal for someone who may not use the bot where its item was asked; names nothing of it. */
-const NOT_WHERE_ASKED =
-  "You can't decide this request: you may not use Coworker in the conversation it was asked in.";
 
 /**
  * The session's stored target, also under the other id the command's target knows its chat by
