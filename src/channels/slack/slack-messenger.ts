@@ -75,7 +75,13 @@ export class SlackMessenger implements Messenger {
 
   async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
     const found = await this.destination(sender, channel);
-    if (!found.ok) return found;
+    if (!found.ok) {
+      this.options.logger.info(
+        { reason: found.reason, channel: channel.trim() },
+        "slack send_message refused",
+      );
+      return { ok: false, error: found.error };
+    }
     const { destination } = found;
     const mrkdwn = markdownToMrkdwn(text) || escapeMrkdwn(text);
     try {
@@ -103,13 +109,16 @@ export class SlackMessenger implements Messenger {
 
   /**
    * Where a message to `channel` goes for `sender`: the session's own thread for its own channel,
-   * else the channel the directory finds when the requester may post there; else the refusal.
+   * else the channel the directory finds when the requester may post there; else the refusal, its
+   * words for the model and its real reason for the log (which only a refused send writes: an
+   * approval card asks here too, for a message that may never be sent).
    */
   private async destination(
     sender: Caller,
     channel: string,
   ): Promise<
-    { readonly ok: true; readonly destination: Destination } | { readonly ok: false; readonly error: string }
+    | { readonly ok: true; readonly destination: Destination }
+    | { readonly ok: false; readonly error: string; readonly reason: string }
   > {
     const ref = channel.trim();
     const from = sender.target;
@@ -123,10 +132,7 @@ export class SlackMessenger implements Messenger {
         },
       };
     const access = await postingAccess(this.options.directory, sender, ref);
-    if (!access.ok) {
-      this.options.logger.info({ reason: access.reason, channel: ref }, "slack send_message refused");
-      return { ok: false, error: access.error };
-    }
+    if (!access.ok) return { ok: false, error: access.error, reason: access.reason };
     return {
       ok: true,
       destination: { channel: access.ref.channel, name: access.ref.name ?? access.ref.channel },

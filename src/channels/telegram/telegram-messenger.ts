@@ -44,7 +44,10 @@ export class TelegramMessenger implements Messenger {
 
   async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
     const found = await this.destination(sender, channel);
-    if (!found.ok) return found;
+    if (!found.ok) {
+      this.logger.info({ reason: found.reason, channel: channel.trim() }, "telegram send_message refused");
+      return { ok: false, error: found.error };
+    }
     try {
       const address = addressOf(found.target);
       await new ChatSender(this.api, address, this.logger).sendAll(
@@ -59,14 +62,16 @@ export class TelegramMessenger implements Messenger {
   /**
    * Where a message to `channel` goes for `sender` (with the chat's name when the directory gave
    * one): the session's own chat and topic for its own chat id, else the group the directory finds
-   * when the requester may post there; another person's private chat never. Else the refusal.
+   * when the requester may post there; another person's private chat never. Else the refusal, its
+   * words for the model and its real reason for the log (which only a refused send writes: an
+   * approval card asks here too, for a message that may never be sent).
    */
   private async destination(
     sender: Caller,
     channel: string,
   ): Promise<
     | { readonly ok: true; readonly target: ThreadTarget; readonly name?: string }
-    | { readonly ok: false; readonly error: string }
+    | { readonly ok: false; readonly error: string; readonly reason: string }
   > {
     const ref = channel.trim();
     const chatId = telegramIdOf(ref);
@@ -75,12 +80,10 @@ export class TelegramMessenger implements Messenger {
       return {
         ok: false,
         error: `${chatId} is a private chat with one person; I post only to groups and to this conversation.`,
+        reason: "another person's private chat",
       };
     const access = await postingAccess(this.directory, sender, ref);
-    if (!access.ok) {
-      this.logger.info({ reason: access.reason, channel: ref }, "telegram send_message refused");
-      return { ok: false, error: access.error };
-    }
+    if (!access.ok) return { ok: false, error: access.error, reason: access.reason };
     const { workspace, channel: chat, thread, name } = access.ref;
     return {
       ok: true,

@@ -1,18 +1,25 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { captionNotPosted, SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
 import type { Caller, ThreadTarget } from "../../../src/core/thread-target.js";
 import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
-import { clientsFor, silentLogger } from "./support.js";
+import { clientsFor } from "./support.js";
 
 let fake: FakeSlack;
 let messenger: SlackMessenger;
 let dir: string;
 let from: ThreadTarget;
 let fromGeneral: ThreadTarget;
+/** The messenger's log lines, parsed. */
+let logged: Record<string, unknown>[];
+
+/** The channels named by the lines logged for refused sends, in order. */
+const refusals = (): unknown[] =>
+  logged.filter((line) => line.msg === "slack send_message refused").map((line) => line.channel);
 
 /** A message sent for `userId` from `target` (the session's thread). */
 function sender(userId: string, target = from): Caller {
@@ -33,11 +40,12 @@ beforeEach(async () => {
     botUserId: fake.state.botUserId,
     botName: "coworker",
   });
+  logged = [];
   messenger = new SlackMessenger({
     clients,
     directory: () => directory,
     botName: () => "coworker",
-    logger: silentLogger,
+    logger: pino({ level: "info" }, { write: (line: string) => logged.push(JSON.parse(line)) }),
   });
   dir = await mkdtemp(join(tmpdir(), "slack-messenger-"));
   from = { platform: "slack", workspace: fake.state.teamId, channel: "D1", thread: fake.state.nextTs() };
@@ -89,6 +97,11 @@ describe("SlackMessenger", () => {
     expect(await messenger.sendMessage(stranger, "G0EXEC", "x")).toMatchObject({ ok: false });
     expect(await messenger.sendMessage(stranger, "<#G0EXEC|exec>", "x")).toMatchObject({ ok: false });
     expect(fake.state.botMessages("G0EXEC")).toEqual([]);
+    // Each refused send is logged, with the real reason the model is not told.
+    expect(refusals()).toEqual(["#exec", "#nope", "G0EXEC", "<#G0EXEC|exec>"]);
+    expect(logged.find((line) => line.msg === "slack send_message refused")).toMatchObject({
+      reason: expect.any(String),
+    });
     // The session's own channel needs no check; the CEO may post to #exec.
     expect(await messenger.sendMessage(stranger, "C1", "here")).toMatchObject({ ok: true });
     expect(await messenger.sendMessage(sender("UCEO", fromGeneral), "#exec", "Board at 3")).toMatchObject({
@@ -112,6 +125,8 @@ describe("SlackMessenger", () => {
       await messenger.destinationOf(sender("UCEO", fromGeneral), "<#G0EXEC|exec\n*ok*>"),
     ).toBeUndefined();
     expect(fake.state.botMessages("G0EXEC")).toEqual([]);
+    // Building a card sends nothing, so nothing was refused: no refusal is logged.
+    expect(refusals()).toEqual([]);
   });
 
   it("refuses a group DM the requester is not in, and another person's DM", async () => {

@@ -134,7 +134,7 @@ describe("TelegramMessenger", () => {
 
   it("names where a message would go for the approval card, and nothing where it would be refused", async () => {
     harness = await startHarness();
-    const { tg, channel } = harness;
+    const { tg, channel, logs } = harness;
     tg.state.chat(GROUP);
     tg.state.chat(ALICE_DM);
     tg.state.setMember(GROUP.id, BOB.id, "member");
@@ -147,6 +147,17 @@ describe("TelegramMessenger", () => {
     expect(await channel.messenger.destinationOf(sender(topic, BOB), String(ALICE_DM.id))).toBeUndefined();
     expect(await channel.messenger.destinationOf(sender(topic, BOB), "-100999")).toBeUndefined();
     expect(tg.callsOf("sendMessage")).toEqual([]);
+    // Building a card sends nothing, so nothing was refused: only a refused send is logged.
+    const refused = () => logs().filter((line) => line.msg === "telegram send_message refused");
+    expect(refused()).toEqual([]);
+    expect(await channel.messenger.sendMessage(sender(topic), group, "x")).toMatchObject({ ok: false });
+    expect(await channel.messenger.sendMessage(sender(topic, BOB), String(ALICE_DM.id), "x")).toMatchObject({
+      ok: false,
+    });
+    expect(refused().map((line) => [line.channel, typeof line.reason])).toEqual([
+      [group, "string"],
+      [String(ALICE_DM.id), "string"],
+    ]);
   });
 
   it("uploads a file with sendDocument into the same chat and topic", async () => {
