@@ -6,11 +6,8 @@
  * the actor may end it, is decided in one place (`toCancel`), for the cancel and its approval card.
  * Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work (task-runs.ts): each
  * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
- * active tasks per person and per workspace, tasks a person holds paused ones included (a paused
- * task never expires: it stays, listed, until its creator or an approver cancels it, so this total
- * is what bounds the store), wake-ups at least a minimum delay ahead and at most so many per
- * conversation per hour, chains of wake-ups set by woken turns no deeper than the configured
- * depth (wake-chains.ts), and failed runs in a row pause a task.
+ * the limits on tasks per person and per workspace (task-limits.ts), wake_me_later's own bounds
+ * (wake-later.ts), and failed runs in a row pause a task.
  *
  * Several processes on one store: the active-task limits are counted, a person's listing made
  * (`refreshFor`, then `listFor`) and a removed channel's tasks found on the registry's view
@@ -24,7 +21,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
-import { type Caller, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
+import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
@@ -41,11 +38,13 @@ import {
   workspaceKeyOf,
 } from "./scheduled-task.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-settings.js";
-import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from "./task-planner.js";
+import { type Plan, planTask, type ScheduleArgs } from "./task-planner.js";
 import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
 import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
+import { limitRefusal } from "./task-limits.js";
 import { WakeChains } from "./wake-chains.js";
+import { type NewWakeArgs, WakeLater } from "./wake-later.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
@@ -57,14 +56,6 @@ export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<s
  */
 export interface NewTaskArgs extends ScheduleArgs {
   readonly promptBy?: PromptAuthor;
-}
-
-/**
- * What wake_me_later hands `wakeLater`: the call's arguments and, from the tool, the wake-up whose
- * run started the calling turn (absent: a person's turn, or a scheduled task's run).
- */
-export interface NewWakeArgs extends WakeArgs {
-  readonly wokenBy?: string;
 }
 
 /** Who lists or cancels: a person on a platform, from some conversation. */
@@ -103,22 +94,13 @@ export interface ScheduleServiceOptions {
   readonly wakeBudget: SlotBudget;
 }
 
-/**
- * The store key (in 'budgets') under which a conversation's wake_me_later slots are counted: the
- * thread's, not its session's — "new" gives the thread another session id, and a count kept per
- * session would start afresh with it (a prompt-injected model could reset its limit that way).
- */
-export const wakeLaterBudgetKey = (target: ThreadTarget): string => `wake-later:${sessionKeyOf(target)}`;
-
 /** Scheduled tasks and wake-ups: creation, listing, cancelling and exactly-once runs. */
 export class ScheduleService {
   private readonly runs: TaskRuns;
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
-  /** wake_me_later calls per conversation in the last hour (the per-conversation limit). */
-  private readonly wakesByThread: SlotBudget;
-  /** How deep in a chain of wake-ups set by woken turns a new wake-up is. */
-  private readonly chains: WakeChains;
+  /** wake_me_later's wake-ups, with their per-conversation and chain bounds. */
+  private readonly wakes: WakeLater;
   /** The periodic catalog refresh, from `start` until `shutdown` (see `refreshEvery`). */
   private refresher: PeriodicTask | undefined;
 
@@ -128,8 +110,15 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
-    this.wakesByThread = options.wakeBudget;
-    this.chains = new WakeChains(options.store.space("schedules"), this.settings.maxWakeChain);
+    this.wakes = new WakeLater({
+      budget: options.wakeBudget,
+      chains: new WakeChains(options.store.space("schedules"), this.settings.maxWakeChain),
+      settings: this.settings,
+      clock: this.clock,
+      zoneFor: (caller) => this.zoneFor(caller),
+      add: (caller, prompt, plan, id) => this.add(caller, "wake", prompt, plan, id),
+      onError: options.onError ?? (() => undefined),
+    });
     this.runs = new TaskRuns({
       registry,
       space: options.store.space("schedules"),
@@ -194,54 +183,9 @@ export class ScheduleService {
     };
   }
 
-  /**
-   * wake_me_later: wake this session once with the note (bounded, rate-limited per conversation;
-   * one set by a turn a wake-up started, `args.wokenBy`, is one deeper in its chain, refused past
-   * the deepest allowed).
-   */
-  async wakeLater(caller: Caller, args: NewWakeArgs): Promise<Outcome> {
-    const now = this.clock.now();
-    const limit = this.settings.wakesPerSessionPerHour;
-    // The slot is taken first (atomic across processes) and given back when no wake-up is made.
-    const slot = await this.wakesByThread.take(wakeLaterBudgetKey(caller.target), limit);
-    if (!slot.ok)
-      return {
-        ok: false,
-        message: `This conversation set ${limit} wake-ups in the last hour, the most allowed; try again later.`,
-      };
-    let made = false;
-    try {
-      const plan = planWake(args, await this.zoneFor(caller), now, this.settings);
-      if (!plan.ok) return plan;
-      const link = await this.chains.link(args.wokenBy);
-      if (!link.ok) return link;
-      try {
-        const id = newTaskId("wake");
-        // Kept before the wake-up can fire, so the turn it starts finds its depth.
-        await this.chains.record(id, link.depth, plan.firstMs, now);
-        const task = await this.add(caller, "wake", { text: args.note, by: "agent" }, plan, id);
-        if (typeof task === "string") return { ok: false, message: task };
-        made = true;
-        const chain =
-          link.depth > 1
-            ? ` It is wake-up ${link.depth} of at most ${this.chains.limit} in a row set with no person asking; after that, ask the person.`
-            : "";
-        return {
-          ok: true,
-          message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).${chain}`,
-        };
-      } finally {
-        if (!made)
-          await link
-            .release()
-            .catch((error: unknown) => this.options.onError?.(error, "giving back a wake-up's follower"));
-      }
-    } finally {
-      if (!made)
-        await slot
-          .release()
-          .catch((error: unknown) => this.options.onError?.(error, "giving back a wake-up slot"));
-    }
+  /** wake_me_later: wake this session once with the note, within its bounds (wake-later.ts). */
+  wakeLater(caller: Caller, args: NewWakeArgs): Promise<Outcome> {
+    return this.wakes.wake(caller, args);
   }
 
   /**
@@ -390,24 +334,23 @@ export class ScheduleService {
     return planTask(args, await this.zoneFor(caller), this.clock.now(), this.settings);
   }
 
-  /** Store a new task after the per-person and per-workspace guards; a refusal as text. */
+  /**
+   * Store and arm a new task after the per-person and per-workspace limits (task-limits.ts); a
+   * refusal as text.
+   */
   private async add(
     caller: Caller,
     kind: TaskKind,
     prompt: { readonly text: string; readonly by: PromptAuthor },
     plan: Plan & { ok: true },
     id: string = newTaskId(kind),
-  ) {
+  ): Promise<ScheduledTask | string> {
     const owner = `${caller.target.platform}:${caller.requester.id}`;
     const workspace = workspaceKeyOf(caller.target);
     // Other processes' tasks count too (a store failure fails the create, as its write would).
     await this.refresh({ owner, workspace });
-    if (this.registry.activeForOwner(owner) >= this.settings.maxActivePerPerson)
-      return `You already have ${this.settings.maxActivePerPerson} active scheduled tasks, the most allowed; cancel one first (list_scheduled_tasks shows them).`;
-    if (this.registry.heldByOwner(owner) >= this.settings.maxTasksPerPerson)
-      return `You already hold ${this.settings.maxTasksPerPerson} scheduled tasks and wake-ups, paused ones included, the most allowed: a paused task stays until it is cancelled. Cancel one first (list_scheduled_tasks shows them, paused ones marked "paused"; cancel_scheduled_task with its id deletes it).`;
-    if (this.registry.activeInWorkspace(workspace) >= this.settings.maxActivePerWorkspace)
-      return `This workspace has ${this.settings.maxActivePerWorkspace} active scheduled tasks, the most allowed.`;
+    const refusal = limitRefusal(this.registry, this.settings, owner, workspace);
+    if (refusal !== undefined) return refusal;
     const task = await this.registry.put({
       id,
       kind,

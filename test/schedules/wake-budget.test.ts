@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import os from "node:os";
-import { wakeLaterBudgetKey } from "../../src/schedules/schedule-service.js";
+import { wakeLaterBudgetKey } from "../../src/schedules/wake-later.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HOUR_MS, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";

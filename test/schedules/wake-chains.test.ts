@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/core/tool.js";
 import { createScheduleTools } from "../../src/schedules/schedule-tools.js";
-import type { NewWakeArgs } from "../../src/schedules/schedule-service.js";
+import type { NewWakeArgs } from "../../src/schedules/wake-later.js";
 import { request } from "../support/engine-fixtures.js";
 import { ANA_HOME, flush, type Harness, HOME, iso, MIN, openHarness, T0 } from "./support.js";
 
