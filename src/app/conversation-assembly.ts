@@ -212,6 +212,8 @@ export async function createConversation(
       provider: createProvider(context),
       reviewer: createReviewer(context),
       memory: new MemoryStore(store.space("memory")),
+      // Its approvers may change other members' channel memories.
+      approvals,
       messengerFor: (platform) => messengers.messengerFor(platform),
       mcp,
       extraTools: () => [...subscriptions.tools, ...schedules.tools, ...skills.tools],

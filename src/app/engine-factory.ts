@@ -5,15 +5,20 @@
  * denies), and wires everything the session layer passes in its EngineContext. The instructions'
  * fixed part is built on the session's first turn, when it reads AGENTS.md (SystemPrompt keeps it
  * for the later turns); each turn's system prompt ends with the memories of that turn's requester
- * and the channel, read on the person's first turn in the session (RequesterMemories).
+ * and the channel, read on the person's first turn in the session (RequesterMemories). The memory
+ * tools let a configured approver (global, or of the conversation's channel) change other
+ * members' channel memories; everyone else changes only their own.
  */
 import os from "node:os";
+import { type ApprovalsConfig, isConfiguredApprover } from "../approvals/authorisation.js";
 import type { EngineContext, EngineFactory } from "../sessions/engine-context.js";
 import { conversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import type { MemoryStore } from "../tools/memory/memory-store.js";
 import type { MemoryToolsOptions } from "../tools/memory/memory-tools.js";
+import { threadTargetOf } from "../tools/session-target.js";
 import type { Messenger } from "../tools/messaging/messenger.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import type { AnyTool } from "../core/tool.js";
 import { PermissionEngine } from "../engine/permissions/permission-engine.js";
 import type { MediaOptions } from "../engine/outbound-media.js";
@@ -44,6 +49,11 @@ export interface EngineFactoryDeps {
   readonly memoryEnabled?: () => boolean;
   /** Hears every memory saved, changed or forgotten. */
   readonly onMemoryChange?: MemoryToolsOptions["onChange"];
+  /**
+   * The approvals configuration: its approvers (global, or of the conversation's channel) may
+   * change and delete other members' channel memories. None: nobody may.
+   */
+  readonly approvals?: Pick<ApprovalsConfig, "approvers" | "perChannel">;
   readonly toolLimits?: ToolLimits;
   readonly allowedCommandPrefixes?: readonly string[];
   /** Regex sources added to the built-in hard-deny rules; an invalid one throws here, at startup. */
@@ -77,6 +87,18 @@ export function describeOs(): string {
 }
 
 /**
+ * Whether the person asking in `request` is a configured approver of its conversation (global, or
+ * of its channel), who may change other members' channel memories; no recorded conversation: no.
+ */
+function mayChangeOthersMemories(
+  approvals: Pick<ApprovalsConfig, "approvers" | "perChannel">,
+  request: ConversationExecutionRequest,
+): boolean {
+  const target = threadTargetOf(request);
+  return target !== undefined && isConfiguredApprover(approvals, target, request.requester.userId);
+}
+
+/**
  * Build the engine factory the session layer calls once per loaded session. Throws at once when
  * a hard-deny pattern is not a valid regular expression.
  */
@@ -100,10 +122,16 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
   const hostOs = deps.os ?? describeOs();
   const savingEnabled = deps.memoryEnabled ?? (() => true);
   const memory = deps.memory;
+  const { approvals } = deps;
   const toolSets = new SessionToolSets({
     workspace,
     limits: deps.toolLimits,
-    memory: memory && { store: memory, savingEnabled, onChange: deps.onMemoryChange },
+    memory: memory && {
+      store: memory,
+      savingEnabled,
+      onChange: deps.onMemoryChange,
+      ...(approvals ? { mayChangeOthers: (request) => mayChangeOthersMemories(approvals, request) } : {}),
+    },
     messengerFor: deps.messengerFor,
     mcp: deps.mcp,
   });

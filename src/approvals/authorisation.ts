@@ -95,6 +95,19 @@ export function loosenersFor(
   return configured.length > 0 ? configured : Object.freeze(starter);
 }
 
+/**
+ * Whether `userId` (a platform user id on `target`'s platform) is a configured approver for
+ * `target` — global or of its channel — rather than only its requester or its session's starter:
+ * what lets a person act on other members' things there (their channel memories).
+ */
+export function isConfiguredApprover(
+  config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
+  target: ThreadTarget,
+  userId: string,
+): boolean {
+  return configuredApprovers(config, target).includes(qualifiedUserId(target.platform, userId));
+}
+
 /** The approvers configured for `target` (global and its channel's), on its platform. */
 function configuredApprovers(
   config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
