@@ -17,7 +17,8 @@ import {
 import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
 import { createScheduleTools, type ScheduleToolsService } from "../schedules/schedule-tools.js";
-import type { ScheduleArgs, WakeArgs } from "../schedules/task-planner.js";
+import type { ScheduleArgs } from "../schedules/task-planner.js";
+import type { NewWakeArgs } from "../schedules/wake-later.js";
 import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { SlotBudget } from "../store/slot-budget.js";
@@ -124,7 +125,8 @@ export class AppSchedules implements ScheduleToolsService {
     return this.opened().create(caller, args);
   }
 
-  wakeLater(caller: Caller, args: WakeArgs): Promise<Outcome> {
+  /** wake_me_later, with the wake-up whose run started the calling turn (`wokenBy`, for its chain). */
+  wakeLater(caller: Caller, args: NewWakeArgs): Promise<Outcome> {
     return this.opened().wakeLater(caller, args);
   }
 
