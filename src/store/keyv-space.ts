@@ -178,11 +178,6 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
-  /**
-   * Check the arguments, then run and track the call; either failing rejects. The calls on the
-   * turn path are plain functions returning the backend's promise: an async wrapper costs more
-   * promises per store call.
-   */
   /** Check `keys`, then `read` them in one backend call (none for no keys). */
   private readKeys<R>(
     keys: readonly string[],
@@ -196,6 +191,11 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
+  /**
+   * Check the arguments, then run and track the call; either failing rejects. The calls on the
+   * turn path are plain functions returning the backend's promise: an async wrapper costs more
+   * promises per store call.
+   */
   private guarded<T>(check: () => void, call: () => Promise<T>): Promise<T> {
     let pending: Promise<T>;
     try {
