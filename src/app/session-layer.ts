@@ -38,6 +38,7 @@ import { ThreadOutputs } from "../sessions/thread-outputs.js";
 import { StandingItemMoves } from "../sessions/standing-item-moves.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
+import { WorkspaceDownloads } from "../sessions/workspace-downloads.js";
 import { HistoryLog } from "../store/history-log.js";
 import { CompactionStates } from "./compaction-states.js";
 
@@ -135,6 +136,13 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
   const cache: SessionCache = new SessionCache({
     stores: {
       records,
+      // One record of downloaded files for the workspace every session works in.
+      downloads: new WorkspaceDownloads(
+        records.downloads,
+        options.workspace.root,
+        logger,
+        multi !== undefined,
+      ),
       history: new HistoryLog(turnSpace("history")),
       journal: turnSpace("journal"),
       dedupe,

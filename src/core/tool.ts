@@ -14,7 +14,7 @@ export type GrantKey = "command" | "path" | "domain";
 
 /** Facts about a session that outlive one turn and that tools and permissions share. */
 export interface SessionFacts {
-  /** Workspace-relative or absolute paths of files the agent downloaded this session. */
+  /** Workspace-relative or absolute paths of files the agent downloaded into the workspace (by any session on it). */
   readonly downloadedFiles: Set<string>;
 }
 

@@ -1,21 +1,24 @@
 /**
- * DownloadLog: each session's downloaded files (what its shell commands and web_fetch fetched
- * from the web; a later command that runs one asks a person: engine/permissions/
- * download-execution.ts), kept beside its record in the "sessions" space instead of inside it, so
- * saving a record never rewrites them and recording a file costs the same however many came before.
- * An append-only log of pages `dl:<session id>:<n>` (n = 0, 1, …), each claimed once with
- * setIfAbsent and never rewritten: two writers (a process past its lease and the session's next
- * holder) never overwrite each other's files, and appending keeps no head in step.
- * So that a load does not read every page a long-lived session ever wrote, a writer compacts the
+ * DownloadLog: downloaded files (what shell commands and web_fetch fetched from the web; a later
+ * command that runs one asks a person: engine/permissions/download-execution.ts), each log under
+ * its id in the "sessions" space, apart from the session records, so saving a record never
+ * rewrites them and recording a file costs the same however many came before. The service keeps
+ * one log per workspace (workspace-downloads.ts: the files lie in the workspace, which every
+ * session on it shares); builds before that kept one per session, under the session's id, and
+ * those are still read when their session loads.
+ * An append-only log of pages `dl:<log id>:<n>` (n = 0, 1, …), each claimed once with
+ * setIfAbsent and never rewritten: two writers (processes, or a process past its lease and the
+ * session's next holder) never overwrite each other's files, and appending keeps no head in step.
+ * So that a load does not read every page a long-lived log ever got, a writer compacts the
  * log: a snapshot `dlsnap:<id>:<k>` (claimed once) holds every file of the pages before k, and
  * `dlhead:<id>` names the latest one. A reader takes the snapshot the head names and the pages from
  * k on, so a file a writer appends while another snapshots (on a page ≥ k) is still read. The head
  * is only where reading may start: the last writer's is kept, and one set back to an older
- * snapshot costs reads, never files. Pages are never removed (only a replaced snapshot is): a head
- * naming a snapshot removed since is read from page 0, and so is a log without a head (one
- * written before snapshots, which such a build still reads whole). A page or snapshot that does
- * not validate is reported and read on the safe side: every string it holds counts as a
- * downloaded file; a head that does not validate is reported and every page is read.
+ * snapshot costs reads, never files. Pages are never removed (only a replaced snapshot is), and no
+ * entry expires: a head naming a snapshot removed since is read from page 0, and so is a log
+ * without a head (one written before snapshots, which such a build still reads whole). A page or
+ * snapshot that does not validate is reported and read on the safe side: every string it holds
+ * counts as a downloaded file; a head that does not validate is reported and every page is read.
  */
 import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../store/store.js";
@@ -26,7 +29,7 @@ const SNAPSHOT_KIND = "downloaded-files-snapshot";
 const HEAD_KIND = "downloaded-files-head";
 /** The most files one page holds: a command that downloads more writes several pages. */
 export const MAX_FILES_PER_DOWNLOAD_PAGE = 100;
-/** Pages read per round trip once a session is known to have any. */
+/** Pages read per round trip once a log is known to have any. */
 const READ_BATCH = 16;
 /**
  * Pages past the latest snapshot at which a writer writes a new one: so fewer than a read batch
@@ -37,22 +40,22 @@ export const DOWNLOAD_PAGES_PER_SNAPSHOT = READ_BATCH;
 const filesSchema = z.object({ files: z.array(z.string()) });
 const headSchema = z.object({ snapshot: z.number().int().positive() });
 
-/** Key of page `index` of a session's download log. */
-export function downloadPageKey(sessionId: string, index: number): string {
-  return `dl:${sessionId}:${index}`;
+/** Key of page `index` of a download log. */
+export function downloadPageKey(logId: string, index: number): string {
+  return `dl:${logId}:${index}`;
 }
 
-/** Key of the snapshot holding every file of a session's pages before `upTo`. */
-export function downloadSnapshotKey(sessionId: string, upTo: number): string {
-  return `dlsnap:${sessionId}:${upTo}`;
+/** Key of the snapshot holding every file of a log's pages before `upTo`. */
+export function downloadSnapshotKey(logId: string, upTo: number): string {
+  return `dlsnap:${logId}:${upTo}`;
 }
 
-/** Key naming a session's latest snapshot. */
-export function downloadHeadKey(sessionId: string): string {
-  return `dlhead:${sessionId}`;
+/** Key naming a log's latest snapshot. */
+export function downloadHeadKey(logId: string): string {
+  return `dlhead:${logId}`;
 }
 
-/** What a read of a session's log found from some page on. */
+/** What a read of a log found from some page on. */
 export interface DownloadPages {
   /** The files of the snapshot and pages read (a file may come twice). */
   readonly files: readonly string[];
@@ -64,61 +67,58 @@ export interface DownloadPages {
   readonly problems: readonly string[];
 }
 
-/** The download logs of every session in one space. */
+/** The download logs in one space, each under its log id. */
 export class DownloadLog {
   constructor(private readonly space: KeyValueSpace) {}
 
   /**
-   * The session's files from page `from` on (or from a later snapshot, when the head names one);
+   * The log's files from page `from` on (or from a later snapshot, when the head names one);
    * never throws for a bad page (see DownloadPages.problems).
    */
-  async read(sessionId: string, from = 0): Promise<DownloadPages> {
+  async read(logId: string, from = 0): Promise<DownloadPages> {
     const found: Found = { files: [], problems: [] };
-    // Most sessions download nothing: one round trip tells, before pages are read a batch at a time.
+    // Most logs are empty: one round trip tells, before pages are read a batch at a time.
     const [rawHead, first] = await getAll<unknown>(this.space, [
-      downloadHeadKey(sessionId),
-      downloadPageKey(sessionId, from),
+      downloadHeadKey(logId),
+      downloadPageKey(logId, from),
     ]);
-    const snapshot = this.headOf(rawHead, sessionId, found);
+    const snapshot = this.headOf(rawHead, logId, found);
     if (snapshot > from) {
       const [rawSnapshot, ...pages] = await getAll<unknown>(this.space, [
-        downloadSnapshotKey(sessionId, snapshot),
-        ...pageKeys(sessionId, snapshot, READ_BATCH),
+        downloadSnapshotKey(logId, snapshot),
+        ...pageKeys(logId, snapshot, READ_BATCH),
       ]);
       if (rawSnapshot !== undefined) {
-        take(found, readFiles(rawSnapshot, SNAPSHOT_KIND, `session "${sessionId}", snapshot ${snapshot}`));
-        return { ...found, snapshot, next: await this.walk(sessionId, snapshot, pages, found) };
+        take(found, readFiles(rawSnapshot, SNAPSHOT_KIND, `downloads log "${logId}", snapshot ${snapshot}`));
+        return { ...found, snapshot, next: await this.walk(logId, snapshot, pages, found) };
       }
       // A newer snapshot replaced it after the head was read, or a writer set the head back to
       // one already replaced: the pages are all still there.
     }
-    return { ...found, snapshot: 0, next: await this.walk(sessionId, from, [first], found) };
+    return { ...found, snapshot: 0, next: await this.walk(logId, from, [first], found) };
   }
 
-  /** Write `files` as the session's page `index`; false (nothing written) when that page exists already. */
-  claim(sessionId: string, index: number, files: readonly string[]): Promise<boolean> {
-    return this.space.setIfAbsent(
-      downloadPageKey(sessionId, index),
-      toVersioned(DOWNLOAD_PAGE_KIND, { files }),
-    );
+  /** Write `files` as the log's page `index`; false (nothing written) when that page exists already. */
+  claim(logId: string, index: number, files: readonly string[]): Promise<boolean> {
+    return this.space.setIfAbsent(downloadPageKey(logId, index), toVersioned(DOWNLOAD_PAGE_KIND, { files }));
   }
 
   /**
-   * Make `files` (every file of the session's pages before `upTo`, at least) its snapshot, readers'
+   * Make `files` (every file of the log's pages before `upTo`, at least) its snapshot, readers'
    * new start, and remove the snapshot `replaced` (0: none). The snapshot is stored before the head
    * names it; when another writer claimed one at `upTo` first, that one (as complete) is named.
    */
-  async snapshot(sessionId: string, upTo: number, files: readonly string[], replaced: number): Promise<void> {
-    await this.space.setIfAbsent(downloadSnapshotKey(sessionId, upTo), toVersioned(SNAPSHOT_KIND, { files }));
-    await this.space.set(downloadHeadKey(sessionId), toVersioned(HEAD_KIND, { snapshot: upTo }));
-    if (replaced > 0 && replaced !== upTo) await this.space.delete(downloadSnapshotKey(sessionId, replaced));
+  async snapshot(logId: string, upTo: number, files: readonly string[], replaced: number): Promise<void> {
+    await this.space.setIfAbsent(downloadSnapshotKey(logId, upTo), toVersioned(SNAPSHOT_KIND, { files }));
+    await this.space.set(downloadHeadKey(logId), toVersioned(HEAD_KIND, { snapshot: upTo }));
+    if (replaced > 0 && replaced !== upTo) await this.space.delete(downloadSnapshotKey(logId, replaced));
   }
 
   /** The snapshot the head names (0: none, or a head that does not validate, reported). */
-  private headOf(raw: unknown, sessionId: string, found: Found): number {
+  private headOf(raw: unknown, logId: string, found: Found): number {
     if (raw === undefined) return 0;
     try {
-      return fromVersioned(raw, { kind: HEAD_KIND, schema: headSchema, where: `session "${sessionId}"` })
+      return fromVersioned(raw, { kind: HEAD_KIND, schema: headSchema, where: `downloads log "${logId}"` })
         .snapshot;
     } catch (error) {
       if (!(error instanceof StoredDataError)) throw error;
@@ -128,16 +128,12 @@ export class DownloadLog {
   }
 
   /** Take in the pages from `from` on (`batch` holds the first of them, read already): the first page missing. */
-  private async walk(sessionId: string, from: number, batch: unknown[], found: Found): Promise<number> {
+  private async walk(logId: string, from: number, batch: unknown[], found: Found): Promise<number> {
     let next = from;
-    for (
-      let raws = batch;
-      ;
-      raws = await getAll<unknown>(this.space, pageKeys(sessionId, next, READ_BATCH))
-    ) {
+    for (let raws = batch; ; raws = await getAll<unknown>(this.space, pageKeys(logId, next, READ_BATCH))) {
       for (const raw of raws) {
         if (raw === undefined) return next;
-        take(found, readFiles(raw, DOWNLOAD_PAGE_KIND, `session "${sessionId}", page ${next}`));
+        take(found, readFiles(raw, DOWNLOAD_PAGE_KIND, `downloads log "${logId}", page ${next}`));
         next += 1;
       }
     }
@@ -155,8 +151,8 @@ function take(found: Found, read: { files: readonly string[]; problem?: string }
   if (read.problem !== undefined) found.problems.push(read.problem);
 }
 
-function pageKeys(sessionId: string, from: number, count: number): string[] {
-  return Array.from({ length: count }, (_, i) => downloadPageKey(sessionId, from + i));
+function pageKeys(logId: string, from: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => downloadPageKey(logId, from + i));
 }
 
 /** A stored page's or snapshot's files; one that does not validate gives every string it holds, and says why. */

@@ -1,7 +1,8 @@
 /**
- * DownloadedFiles: a live session's downloaded files (its SessionFacts.downloadedFiles), a Set the
- * permission checks read as it is, that writes each file it gains to the session's DownloadLog
- * once. The files added in one tick go out together as one page (or several: a page holds at most
+ * DownloadedFiles: the downloaded files of one log (a workspace's: workspace-downloads.ts), a Set
+ * the permission checks read as it is (every live session on the workspace holds the same one as
+ * its SessionFacts.downloadedFiles), that writes each file it gains to the DownloadLog once. The
+ * files added in one tick go out together as one page (or several: a page holds at most
  * MAX_FILES_PER_DOWNLOAD_PAGE), in the background and in order; `written()` resolves once every
  * file added so far is stored, and a record save waits for it (LiveSession), so no record is
  * stored ahead of the downloads made before it. A write that fails keeps its files pending: it is
@@ -10,7 +11,7 @@
  * DOWNLOAD_PAGES_PER_SNAPSHOT pages follow the latest snapshot, the set (which holds every file
  * of the pages before `next`) is written as the new one, after the pages and before `written()`
  * resolves; a snapshot that fails is logged and tried again by the next `written()` (the files are
- * stored in their pages all the same). A log found that long when opened is compacted then.
+ * stored in their pages all the same). A log found that long when read is compacted then.
  */
 import type { Logger } from "pino";
 import {
@@ -32,23 +33,15 @@ export class DownloadedFiles extends Set<string> {
 
   private constructor(
     private readonly log: DownloadLog,
-    private readonly sessionId: string,
+    private readonly logId: string,
     private readonly logger: Logger,
   ) {
     super();
   }
 
-  /** The session's downloaded files as its log has them. */
-  static async open(log: DownloadLog, sessionId: string, logger: Logger): Promise<DownloadedFiles> {
-    const files = new DownloadedFiles(log, sessionId, logger);
-    files.take(await log.read(sessionId));
-    if (files.snapshotDue) void files.written().catch(() => undefined);
-    return files;
-  }
-
-  /** A session created just now: nothing downloaded, nothing read. */
-  static fresh(log: DownloadLog, sessionId: string, logger: Logger): DownloadedFiles {
-    return new DownloadedFiles(log, sessionId, logger);
+  /** The files of the log `logId`, none read yet (`catchUp` reads them). */
+  static fresh(log: DownloadLog, logId: string, logger: Logger): DownloadedFiles {
+    return new DownloadedFiles(log, logId, logger);
   }
 
   /** Add a file; a new one is written to the log (see the class comment). */
@@ -66,9 +59,13 @@ export class DownloadedFiles extends Set<string> {
     return this.writing ?? Promise.resolve();
   }
 
-  /** Read the pages other writers added since (another process ran the session meanwhile). */
+  /**
+   * Read the pages not read yet: all of them the first time, then what other writers (other
+   * processes) added since. A log found long enough is compacted then.
+   */
   async catchUp(): Promise<void> {
-    this.take(await this.log.read(this.sessionId, this.next));
+    this.take(await this.log.read(this.logId, this.next));
+    if (this.snapshotDue) void this.written().catch(() => undefined);
   }
 
   /** Whether enough pages follow the latest snapshot for a new one. */
@@ -88,8 +85,8 @@ export class DownloadedFiles extends Set<string> {
         while (this.pending.length > 0) {
           const page = this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
           let at = this.next;
-          while (!(await this.log.claim(this.sessionId, at, page))) {
-            this.take(await this.log.read(this.sessionId, at));
+          while (!(await this.log.claim(this.logId, at, page))) {
+            this.take(await this.log.read(this.logId, at));
             at = Math.max(this.next, at + 1);
           }
           this.next = Math.max(this.next, at + 1);
@@ -100,7 +97,7 @@ export class DownloadedFiles extends Set<string> {
       } while (this.pending.length > 0);
     } catch (error) {
       this.logger.error(
-        { err: error, sessionId: this.sessionId, pending: this.pending.length },
+        { err: error, logId: this.logId, pending: this.pending.length },
         "recording downloaded files failed; they are kept in memory and written with the next save",
       );
       throw error;
@@ -113,11 +110,11 @@ export class DownloadedFiles extends Set<string> {
   private async writeSnapshot(): Promise<void> {
     const upTo = this.next;
     try {
-      await this.log.snapshot(this.sessionId, upTo, [...this], this.snapshot);
+      await this.log.snapshot(this.logId, upTo, [...this], this.snapshot);
       this.snapshot = Math.max(this.snapshot, upTo);
     } catch (error) {
       this.logger.warn(
-        { err: error, sessionId: this.sessionId, pages: upTo - this.snapshot },
+        { err: error, logId: this.logId, pages: upTo - this.snapshot },
         "compacting the downloaded-files log failed; its pages hold every file, and the next save tries again",
       );
     }
@@ -130,7 +127,7 @@ export class DownloadedFiles extends Set<string> {
     this.next = Math.max(this.next, pages.next);
     this.snapshot = Math.max(this.snapshot, pages.snapshot);
     for (const problem of pages.problems) {
-      this.logger.error({ sessionId: this.sessionId }, `unreadable downloaded-files log entry: ${problem}`);
+      this.logger.error({ logId: this.logId }, `unreadable downloaded-files log entry: ${problem}`);
     }
   }
 }

@@ -7,9 +7,10 @@
  * keys are recorded as seen before any record without that message is saved, so a redelivery is
  * recognised either from the queue or from the dedupe marks — also after a crash in between
  * (which keys a change lets go of: delivery-keys.ts).
- * The session's downloaded files (its facts) are read from their own log and written to it as they
- * come; a record stored with the list they were once kept in has it folded into the log, and is
- * saved without it once they are stored (a save waits for the files added before it).
+ * Its facts' downloaded files are its workspace's, shared with every session on it
+ * (workspace-downloads.ts), written to their log as they come; a record stored with the list they
+ * were once kept in has it folded into the log, and is saved without it once they are stored (a
+ * save waits for the files added before it).
  * Its history is the stored history's newest messages (store/history-window.ts), from the
  * compaction summary's anchor on when there is one; each load prunes the pages no load reads again.
  */
@@ -24,7 +25,7 @@ import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { holdsDelivery, RecordedDeliveryKeys } from "./delivery-keys.js";
-import { DownloadedFiles } from "./downloaded-files.js";
+import type { DownloadedFiles } from "./downloaded-files.js";
 import { type LiveHistoryStores, type OpenedHistory, openRecordHistory } from "./live-history.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import {
@@ -37,9 +38,12 @@ import {
 } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 import { ToolStartJournal } from "./tool-start-journal.js";
+import type { WorkspaceDownloads } from "./workspace-downloads.js";
 
 export interface LiveSessionStores {
   readonly records: SessionRecords;
+  /** The files downloaded into the workspace, by any session on it. */
+  readonly downloads: WorkspaceDownloads;
   readonly history: HistoryLog;
   readonly journal: KeyValueSpace;
   readonly dedupe: InboundDedupe;
@@ -68,7 +72,7 @@ export interface ActiveTurn {
 /** A session in memory. */
 export class LiveSession {
   grants: GrantSet;
-  /** What tools and permissions share about the session: the files it downloaded, kept in their log. */
+  /** What tools and permissions share about the session: the files downloaded into its workspace, kept in their log. */
   readonly facts: { readonly downloadedFiles: DownloadedFiles };
   /** The running pump (turns one after another under the session lock), if any. */
   pump: Promise<void> | undefined;
@@ -157,23 +161,26 @@ export class LiveSession {
     return true;
   }
 
-  /** Load a session's history and downloaded files, and wrap its record. */
+  /** Load a session's history and its workspace's downloaded files, and wrap its record. */
   static async load(record: SessionRecord, stores: LiveSessionStores): Promise<LiveSession> {
     const [opened, downloads] = await Promise.all([
       openRecordHistory(record, stores),
-      DownloadedFiles.open(stores.records.downloads, record.id, stores.logger),
+      stores.downloads.forStoredSession(record.id),
     ]);
     return new LiveSession(record, opened, stores, downloads);
   }
 
-  /** Wrap the record of a session created just now (its history and downloads are empty: nothing is read). */
+  /**
+   * Wrap the record of a session created just now (its history is empty: nothing is read). Its
+   * downloaded files are its workspace's, as read by the last `stores.downloads.current()`, which
+   * the caller awaits first.
+   */
   static create(record: SessionRecord, stores: LiveSessionStores): LiveSession {
-    const downloads = DownloadedFiles.fresh(stores.records.downloads, record.id, stores.logger);
     return new LiveSession(
       record,
       { log: stores.history.openNew(record.id), opening: [] },
       stores,
-      downloads,
+      stores.downloads.files,
     );
   }
 

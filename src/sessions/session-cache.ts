@@ -80,6 +80,8 @@ export class SessionCache {
       const live = await this.byId(existingId);
       if (live) return this.makeCurrent(key, live);
     }
+    // A new session holds its workspace's downloaded files as the store has them.
+    await this.options.stores.downloads.current();
     // A concurrent call may have made the thread's session meanwhile.
     const made = this.inMemory(key);
     if (made) return made;
@@ -138,6 +140,7 @@ export class SessionCache {
       );
     const carried = { startedBy, itemsFrom, ...(keepMode ? { mode, modeSetBy } : {}) };
     const record = this.newRecord(target, carried);
+    await this.options.stores.downloads.current();
     await this.options.stores.records.replace(previous.record, record);
     return this.makeCurrent(sessionKeyOf(target), this.remember(this.created(record)));
   }

@@ -2,8 +2,9 @@
  * SessionRecords: where session records live in the "sessions" space — each record schema-versioned
  * under `rec:<id>`, `key:<session key>` naming the thread's current session, and `active` listing
  * the sessions with pending work — and how they are written on one process or with several.
- * Beside the records, each session's downloaded files (DownloadLog): pages under `dl:<id>:<n>`,
- * snapshots of the pages before one under `dlsnap:<id>:<n>`, and `dlhead:<id>` naming the latest.
+ * Beside the records, the downloaded-files logs (DownloadLog; one per workspace, and older ones per
+ * session): pages under `dl:<log id>:<n>`, snapshots of the pages before one under
+ * `dlsnap:<log id>:<n>`, and `dlhead:<log id>` naming the latest.
  */
 import { deepFreeze } from "../core/deep-freeze.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
@@ -99,7 +100,7 @@ export class SessionRecords {
     this.downloads = new DownloadLog(space);
   }
 
-  /** The sessions' downloaded files, kept out of their records (written as they come, unfenced: see DownloadLog). */
+  /** The downloaded-files logs, kept out of the records (written as they come, unfenced: see DownloadLog). */
   readonly downloads: DownloadLog;
 
   /** Sessions with pending work now. */

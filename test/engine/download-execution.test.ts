@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { downloadExecution } from "../../src/engine/permissions/download-execution.js";
 
-const USES = "this command uses a file the agent downloaded this session";
+const USES = "this command uses a file the agent downloaded into the workspace";
 const PIPES = "this command feeds a download straight into an interpreter";
 const FETCH_AND_RUN = "this command downloads a file and runs it";
 
@@ -32,7 +32,7 @@ describe("downloadExecution", () => {
   });
 
   const UNSPELLED =
-    "this command may use a file the agent downloaded this session without spelling its name (a pattern, an expansion or a program that reads it)";
+    "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
 
   it.each([
     // A glob bash expands to the recorded file, where it runs or anywhere else.

@@ -23,6 +23,13 @@ import { redisPerFile } from "./helpers/redis-per-file.js";
 
 const SILENT = pino({ level: "silent" });
 
+/** The files of log `logId` as the log has them (read as a workspace's first use reads them). */
+async function opened(log: DownloadLog, logId: string, logger: pino.Logger): Promise<DownloadedFiles> {
+  const files = DownloadedFiles.fresh(log, logId, logger);
+  await files.catchUp();
+  return files;
+}
+
 /** `space` counting its round trips (get or getMany calls) and the keys they read. */
 function counting(space: KeyValueSpace) {
   const seen = { roundTrips: 0, keys: 0 };
@@ -89,7 +96,7 @@ describe("a session's download log, compacted", () => {
     await downloadOneByOne(DownloadedFiles.fresh(new DownloadLog(space), "s1", SILENT), 1_000);
 
     const { space: watched, seen } = counting(space);
-    const reopened = await DownloadedFiles.open(new DownloadLog(watched), "s1", SILENT);
+    const reopened = await opened(new DownloadLog(watched), "s1", SILENT);
     expect(reopened.size).toBe(1_000);
     expect(reopened.has("/ws/dl/file-0.sh") && reopened.has("/ws/dl/file-999.sh")).toBe(true);
     expect(seen.roundTrips).toBe(2);
@@ -113,7 +120,7 @@ describe("a session's download log, compacted", () => {
       const spaceB = storeB.space("sessions");
       const a = DownloadedFiles.fresh(new DownloadLog(spaceA.space), "s1", SILENT);
       await downloadOneByOne(a, 15, "a");
-      const b = await DownloadedFiles.open(new DownloadLog(spaceB), "s1", SILENT);
+      const b = await opened(new DownloadLog(spaceB), "s1", SILENT);
       // A's 16th page makes a snapshot due: A holds every file of pages 0-15 and writes them…
       a.add("/ws/dl/a-15.sh");
       const aWritten = a.written();
@@ -133,7 +140,7 @@ describe("a session's download log, compacted", () => {
       expect(snapshotA?.data.files).toHaveLength(16);
       expect(snapshotA?.data.files).not.toContain("/ws/dl/from-b.sh");
 
-      const reader = await DownloadedFiles.open(new DownloadLog(storeB.space("sessions")), "s1", SILENT);
+      const reader = await opened(new DownloadLog(storeB.space("sessions")), "s1", SILENT);
       expect(reader.size).toBe(17);
       expect(reader.has("/ws/dl/from-b.sh")).toBe(true);
       // A takes in B's file when it catches up.
@@ -150,8 +157,8 @@ describe("a session's download log, compacted", () => {
       const seed = new DownloadLog(storeA.space("sessions"));
       for (let n = 0; n < 16; n += 1) await seed.claim("s1", n, [`/ws/old-${n}.sh`]);
       const [a, b] = await Promise.all([
-        DownloadedFiles.open(new DownloadLog(storeA.space("sessions")), "s1", SILENT),
-        DownloadedFiles.open(new DownloadLog(storeB.space("sessions")), "s1", SILENT),
+        opened(new DownloadLog(storeA.space("sessions")), "s1", SILENT),
+        opened(new DownloadLog(storeB.space("sessions")), "s1", SILENT),
       ]);
       a.add("/ws/dl/from-a.sh");
       b.add("/ws/dl/from-b.sh");
@@ -159,7 +166,7 @@ describe("a session's download log, compacted", () => {
       expect(await storeA.space("sessions").get(downloadHeadKey("s1"))).toMatchObject({
         data: { snapshot: 16 },
       });
-      const reader = await DownloadedFiles.open(new DownloadLog(storeA.space("sessions")), "s1", SILENT);
+      const reader = await opened(new DownloadLog(storeA.space("sessions")), "s1", SILENT);
       expect([...reader]).toEqual(expect.arrayContaining(["/ws/dl/from-a.sh", "/ws/dl/from-b.sh"]));
       expect(reader.size).toBe(18);
       await Promise.all([storeA.close(), storeB.close()]);
@@ -172,7 +179,7 @@ describe("a session's download log, compacted", () => {
     await downloadOneByOne(DownloadedFiles.fresh(new DownloadLog(space), "s1", SILENT), 40);
     expect(await space.get(downloadSnapshotKey("s1", 16))).toBeUndefined();
     await space.set(downloadHeadKey("s1"), toVersioned("downloaded-files-head", { snapshot: 16 }));
-    const reopened = await DownloadedFiles.open(new DownloadLog(space), "s1", SILENT);
+    const reopened = await opened(new DownloadLog(space), "s1", SILENT);
     expect(reopened.size).toBe(40);
     await reopened.written();
     expect(await space.get(downloadHeadKey("s1"))).toMatchObject({ data: { snapshot: 40 } });
@@ -184,11 +191,11 @@ describe("a session's download log, compacted", () => {
     const space = store.space("sessions");
     const log = new DownloadLog(space);
     for (let n = 0; n < 40; n += 1) expect(await log.claim("s1", n, [`/ws/old-${n}.sh`])).toBe(true);
-    const opened = await DownloadedFiles.open(log, "s1", SILENT);
-    expect(opened.size).toBe(40);
-    await opened.written();
+    const files = await opened(log, "s1", SILENT);
+    expect(files.size).toBe(40);
+    await files.written();
     const { space: watched, seen } = counting(space);
-    expect((await DownloadedFiles.open(new DownloadLog(watched), "s1", SILENT)).size).toBe(40);
+    expect((await opened(new DownloadLog(watched), "s1", SILENT)).size).toBe(40);
     expect(seen.roundTrips).toBe(2);
     await store.close();
   });
@@ -216,7 +223,7 @@ describe("a session's download log, compacted", () => {
       pages: 16,
     });
     expect(await space.get(downloadHeadKey("s1"))).toBeUndefined();
-    expect((await DownloadedFiles.open(new DownloadLog(space), "s1", SILENT)).size).toBe(17);
+    expect((await opened(new DownloadLog(space), "s1", SILENT)).size).toBe(17);
     await store.close();
   });
 });

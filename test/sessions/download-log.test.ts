@@ -1,15 +1,16 @@
 /**
- * A live session's downloaded files and their log (download-log.ts, downloaded-files.ts) on a real
- * SQLite store: a file is stored as it is recorded, not when the turn ends, so a process killed
- * mid-turn loses none; a bad page is logged and read on the safe side; two writers of one session
- * (a process past its lease and the next holder) keep each other's files; a write that fails holds
- * back the record save until it is retried; a reload takes in what another process recorded.
+ * A live session's downloaded files and their log (download-log.ts, downloaded-files.ts,
+ * workspace-downloads.ts) on a real SQLite store: a file is stored as it is recorded, not when the
+ * turn ends, so a process killed mid-turn loses none; a bad page (of a session's own log, from
+ * before the log moved to the workspace) is logged and read on the safe side; two writers of one
+ * log (two processes) keep each other's files; a write that fails holds back the record save until
+ * it is retried; a reload takes in what another process recorded; every session on a workspace
+ * sees what another downloaded there, and a session on another workspace does not.
  */
 import path from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { DownloadLog, downloadPageKey } from "../../src/sessions/download-log.js";
-import { DownloadedFiles } from "../../src/sessions/downloaded-files.js";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { LiveSession, type LiveSessionStores } from "../../src/sessions/live-session.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
@@ -17,30 +18,37 @@ import { HistoryLog } from "../../src/store/history-log.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
+import { WorkspaceDownloads, workspaceDownloadLogId } from "../../src/sessions/workspace-downloads.js";
 import { guardWrites } from "./helpers/guarded-space.js";
 import { openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
 
 /** The stores a LiveSession takes, over `store` (its sessions space replaced by `sessions` when given). */
 function storesOf(
   store: Store,
-  options: { sessions?: KeyValueSpace; lines?: unknown[] } = {},
+  options: { sessions?: KeyValueSpace; lines?: unknown[]; workspace?: string } = {},
 ): LiveSessionStores {
   const lines = options.lines;
+  const records = new SessionRecords(options.sessions ?? store.space("sessions"));
+  const logger = lines
+    ? pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) })
+    : SILENT;
   return {
-    records: new SessionRecords(options.sessions ?? store.space("sessions")),
+    records,
+    downloads: new WorkspaceDownloads(records.downloads, options.workspace ?? WS, logger),
     history: new HistoryLog(store.space("history")),
     journal: store.space("journal"),
     dedupe: new InboundDedupe(store),
     now: () => new Date("2026-12-03T10:00:00.000Z"),
     writesInOrder: store.writesInOrder,
-    logger: lines
-      ? pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) })
-      : SILENT,
+    logger,
   };
 }
 
 const SILENT = pino({ level: "silent" });
 const RECORD = sessionRecord("s1", { key: "k1", target: thread() });
+/** The workspace root the sessions work in, unless a test names another. */
+const WS = "/srv/coworker/workspace";
+const WS_LOG = workspaceDownloadLogId(WS);
 
 describe("a session's downloaded files", () => {
   it("a file downloaded in a turn that never ended (the process killed) is still known after a restart", async () => {
@@ -61,7 +69,7 @@ describe("a session's downloaded files", () => {
     await second.close();
   });
 
-  it("logs a page that does not validate and takes every string in it as downloaded; the pages after it still count", async () => {
+  it("logs a page of a session's own log that does not validate and takes every string in it as downloaded; the pages after it still count, and join the workspace's", async () => {
     const store = await openStore(tempDir());
     const space = store.space("sessions");
     const page = (files: unknown) => toVersioned("downloaded-files", { files });
@@ -86,23 +94,26 @@ describe("a session's downloaded files", () => {
     ]);
     live.facts.downloadedFiles.add("/ws/e.sh");
     await live.flush();
-    expect(await space.get(downloadPageKey("s1", 4))).toMatchObject({ data: { files: ["/ws/e.sh"] } });
+    expect(await space.get(downloadPageKey("s1", 4))).toBeUndefined();
+    expect(new Set((await new DownloadLog(space).read(WS_LOG)).files)).toEqual(
+      new Set([...live.facts.downloadedFiles]),
+    );
     await store.close();
   });
 
-  it("two writers of one session's log keep each other's files, each page written once", async () => {
+  it("two writers of one log keep each other's files, each page written once", async () => {
     const store = await openStore(tempDir());
     const log = new DownloadLog(store.space("sessions"));
     const [a, b] = await Promise.all([
-      DownloadedFiles.open(log, "s1", SILENT),
-      DownloadedFiles.open(log, "s1", SILENT),
+      new WorkspaceDownloads(log, "/s1", SILENT).forStoredSession("s1"),
+      new WorkspaceDownloads(log, "/s1", SILENT).forStoredSession("s1"),
     ]);
     a.add("/ws/from-a.sh");
     b.add("/ws/from-b.sh");
     await Promise.all([a.written(), b.written()]);
     b.add("/ws/b-again.sh");
     await b.written();
-    expect(await log.read("s1")).toEqual({
+    expect(await log.read(workspaceDownloadLogId("/s1"))).toEqual({
       files: expect.arrayContaining(["/ws/from-a.sh", "/ws/from-b.sh", "/ws/b-again.sh"]),
       next: 3,
       snapshot: 0,
@@ -127,9 +138,30 @@ describe("a session's downloaded files", () => {
     expect(await stores.records.get("s1")).toBeUndefined();
     failing = false;
     await live.update((r) => ({ ...r, title: "store back" }));
-    expect((await stores.records.downloads.read("s1")).files).toEqual(["/ws/get.sh"]);
+    expect((await stores.records.downloads.read(WS_LOG)).files).toEqual(["/ws/get.sh"]);
     expect(await stores.records.get("s1")).toMatchObject({ title: "store back" });
-    expect(lines).toContainEqual(expect.objectContaining({ sessionId: "s1", pending: 1 }));
+    expect(lines).toContainEqual(expect.objectContaining({ logId: WS_LOG, pending: 1 }));
+    await store.close();
+  });
+
+  it("a file one session downloaded is known to every session on the workspace, and to none on another", async () => {
+    const store = await openStore(tempDir());
+    const stores = storesOf(store);
+    const a = LiveSession.create(RECORD, stores);
+    await recordDownloads("curl -o get.sh https://example.com/get.sh", WS, a.facts);
+    // "new": the thread's next session, on the same workspace (the cache awaits `current()` first).
+    await stores.downloads.current();
+    const b = LiveSession.create(sessionRecord("s2", { key: "k1", target: thread() }), stores);
+    expect(b.facts.downloadedFiles.has(path.join(WS, "get.sh"))).toBe(true);
+    await a.flush();
+    // Another process on the same store and workspace, loading a session that downloaded nothing.
+    const elsewhere = storesOf(store);
+    const c = await LiveSession.load(sessionRecord("s3", { key: "k2", target: thread("2.2") }), elsewhere);
+    expect(c.facts.downloadedFiles.has(path.join(WS, "get.sh"))).toBe(true);
+    // A session on another workspace, on the same store.
+    const other = storesOf(store, { workspace: "/srv/other/workspace" });
+    const d = await LiveSession.load(sessionRecord("s4", { key: "k3", target: thread("3.3") }), other);
+    expect(d.facts.downloadedFiles.size).toBe(0);
     await store.close();
   });
 

@@ -18,6 +18,7 @@ import type { Store } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { workspaceDownloadLogId } from "../../src/sessions/workspace-downloads.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type ScriptedStep, ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
@@ -25,6 +26,8 @@ import { ANA, message, openStore, sessionRecord, tempDir, thread } from "./helpe
 
 // A DM: its owner (Ana) may put the session in auto mode, where only the download rule still asks.
 const HOME = thread("1700000000.000100", "DHOME");
+/** Another thread of the same DM: its own session, on the same workspace. */
+const OTHER = thread("1700000000.000200", "DHOME");
 const FILES = 5_000;
 const CURL = `curl ${Array.from({ length: FILES }, (_, i) => `--output dl/file-${i}.bin`).join(" ")} https://example.com/x`;
 
@@ -91,11 +94,12 @@ async function stop(process: { manager: SessionManager; store: Store }): Promise
 async function asksOrEnds(
   process: Awaited<ReturnType<typeof start>>,
   text: string,
+  target = HOME,
 ): Promise<"asked" | "ended"> {
-  const output = process.outputs.for(HOME);
+  const output = process.outputs.for(target);
   const cards = output.cards.length;
   const turns = output.closedTurns.length;
-  await process.manager.receive(message(text, { target: HOME }));
+  await process.manager.receive(message(text, { target }));
   return process.outputs.until(
     () => (output.cards.length > cards ? "asked" : output.closedTurns.length > turns ? "ended" : undefined),
     "a card or the turn's end",
@@ -123,7 +127,7 @@ describe("downloaded files, kept out of the session record", () => {
     const stored = await reopened.space("sessions").get(`rec:${id}`);
     // Before, the record carried all 5,000 paths (≈ 150 KB) and every save rewrote them.
     expect(JSON.stringify(stored).length).toBeLessThan(5_000);
-    expect((await records.downloads.read(id)).files).toHaveLength(FILES);
+    expect((await records.downloads.read(workspaceDownloadLogId(dataDir))).files).toHaveLength(FILES);
     await reopened.close();
 
     const second = await start(dataDir, [toolStep(["c2", "shell", { command: "sh dl/file-4321.bin" }])]);
@@ -145,9 +149,9 @@ describe("downloaded files, kept out of the session record", () => {
     await stop(first);
 
     const store = await openStore(dataDir);
-    const id = (await new SessionRecords(store.space("sessions")).currentId(sessionKeyOf(HOME))) as string;
-    const page = (await store.space("sessions").get(`dl:${id}:0`)) as { data: { files: unknown[] } };
-    await store.space("sessions").set(`dl:${id}:0`, { ...page, data: { files: [...page.data.files, 7] } });
+    const key = `dl:${workspaceDownloadLogId(dataDir)}:0`;
+    const page = (await store.space("sessions").get(key)) as { data: { files: unknown[] } };
+    await store.space("sessions").set(key, { ...page, data: { files: [...page.data.files, 7] } });
     await store.close();
 
     const lines: Array<{ msg?: string }> = [];
@@ -177,6 +181,44 @@ describe("downloaded files, kept out of the session record", () => {
     await first.manager.drain(0);
     const records = new SessionRecords(first.store.space("sessions"));
     expect(await records.get("legacy1")).not.toHaveProperty("downloadedFiles");
-    expect((await records.downloads.read("legacy1")).files).toEqual([path.join(dataDir, "ws", "setup.sh")]);
+    expect((await records.downloads.read(workspaceDownloadLogId(dataDir))).files).toEqual([
+      path.join(dataDir, "ws", "setup.sh"),
+    ]);
+  });
+
+  it("a file downloaded in one session still asks in the thread's next session after new, also after a restart", async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir, [
+      textStep("hi"),
+      toolStep(["c1", "shell", { command: "curl --output dl/a.sh https://example.com/a" }]),
+      textStep("fetched"),
+      toolStep(["c2", "shell", { command: "sh dl/a.sh" }]),
+    ]);
+    await first.manager.receive(message("hello", { target: HOME }));
+    await first.manager.idle();
+    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    expect(await asksOrEnds(first, "fetch it")).toBe("ended");
+    const before = await new SessionRecords(first.store.space("sessions")).currentId(sessionKeyOf(HOME));
+    await first.manager.command(HOME, ANA, "new", []);
+    const after = await new SessionRecords(first.store.space("sessions")).currentId(sessionKeyOf(HOME));
+    expect(after).not.toBe(before);
+    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    expect(await asksOrEnds(first, "run it")).toBe("asked");
+    expect(first.ran).toEqual(["curl --output dl/a.sh https://example.com/a"]);
+    await stop(first);
+
+    // After a restart, a new session of another thread on the workspace reads its record from the store.
+    const second = await start(dataDir, [
+      textStep("hi"),
+      toolStep(["c4", "shell", { command: "echo fine" }]),
+      textStep("ran"),
+      toolStep(["c5", "shell", { command: "bash dl/a.sh" }]),
+    ]);
+    await second.manager.receive(message("hello", { target: OTHER }));
+    await second.manager.idle();
+    await second.manager.command(OTHER, ANA, "mode", ["auto"]);
+    expect(await asksOrEnds(second, "something harmless", OTHER)).toBe("ended");
+    expect(await asksOrEnds(second, "run it", OTHER)).toBe("asked");
+    expect(second.ran).toEqual(["echo fine"]);
   });
 });

@@ -11,6 +11,7 @@ import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { LiveSession } from "../../src/sessions/live-session.js";
 import { newSessionRecord, type SessionRecord } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
+import { WorkspaceDownloads } from "../../src/sessions/workspace-downloads.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import type { Store } from "../../src/store/store.js";
@@ -39,6 +40,7 @@ async function session(clock: () => Date) {
   await records.put(record);
   return LiveSession.create(record, {
     records,
+    downloads: new WorkspaceDownloads(records.downloads, "/workspace", pino({ level: "silent" })),
     history: new HistoryLog(store.space("history")),
     journal: store.space("journal"),
     dedupe: new InboundDedupe(store),

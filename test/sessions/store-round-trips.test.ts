@@ -11,6 +11,7 @@ import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { SessionCache } from "../../src/sessions/session-cache.js";
 import type { SessionRecord } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
+import { WorkspaceDownloads } from "../../src/sessions/workspace-downloads.js";
 import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
 import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
@@ -180,9 +181,11 @@ describe("session cache reads", () => {
     const sessions = recording(store.space("sessions"));
     const history = recording(store.space("history"));
     let n = 0;
+    const records = new SessionRecords(sessions.space);
     const cache = new SessionCache({
       stores: {
-        records: new SessionRecords(sessions.space),
+        records,
+        downloads: new WorkspaceDownloads(records.downloads, "/workspace", pino({ level: "silent" })),
         history: new HistoryLog(history.space),
         journal: store.space("journal"),
         dedupe: new InboundDedupe(store),
@@ -229,8 +232,9 @@ describe("session cache reads", () => {
     expect(again).not.toBe(first);
     expect(again.id).toBe(first.id);
     expect(again.history).toEqual([{ role: "user", content: "remember me" }]);
-    // The download log of a session that downloaded nothing costs one round trip (one getMany
-    // where the store has it): its head (no snapshot) and its first page (none).
+    // The workspace's downloaded files were read with the first session; the session's own log
+    // (kept before the record moved to the workspace) costs one round trip (one getMany where the
+    // store has it): its head (no snapshot) and its first page (none).
     expect(sessions.log).toEqual([
       "get key:slack:T1:C1:1.1",
       `get rec:${first.id}`,
@@ -242,7 +246,15 @@ describe("session cache reads", () => {
   it("writes a new session first with its first change, the thread entry in the same write", async () => {
     const { cache, sessions } = await cacheOn(10);
     const created = await cache.forTarget(thread("1.1"));
-    expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1"]);
+    // The process's first session reads the workspace's downloaded files (one round trip), once.
+    expect(sessions.log).toEqual([
+      "get key:slack:T1:C1:1.1",
+      "get dlhead:ws:/workspace",
+      "get dl:ws:/workspace:0",
+    ]);
+    sessions.log.length = 0;
+    await cache.forTarget(thread("2.2"));
+    expect(sessions.log).toEqual(["get key:slack:T1:C1:2.2"]);
     const records = new SessionRecords(sessions.space);
     expect(await records.currentId("slack:T1:C1:1.1")).toBeUndefined();
     sessions.log.length = 0;

@@ -11,6 +11,7 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { SessionCache } from "../../src/sessions/session-cache.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
+import { WorkspaceDownloads } from "../../src/sessions/workspace-downloads.js";
 import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
@@ -67,9 +68,11 @@ const WINDOW: HistoryWindowBudget = { messages: 40, bytes: 64 * 1024 * 1024 };
 
 /** A process's session cache on `store`, its history read through `history` (the store's by default). */
 function cacheOn(store: Store, options: { anchor?: number; history?: KeyValueSpace } = {}): SessionCache {
+  const records = new SessionRecords(store.space("sessions"));
   return new SessionCache({
     stores: {
-      records: new SessionRecords(store.space("sessions")),
+      records,
+      downloads: new WorkspaceDownloads(records.downloads, "/workspace", pino({ level: "silent" })),
       history: new HistoryLog(options.history ?? store.space("history"), { pageSize: 10, window: WINDOW }),
       journal: store.space("journal"),
       dedupe: new InboundDedupe(store),

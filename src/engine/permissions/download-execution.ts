@@ -4,8 +4,10 @@
  * curl to fetch a script and a shell to run it owns the sandbox, so this rule is checked on the
  * words bash would see after quote removal (`./inst''all.sh` is `./install.sh`, `c\url` is
  * `curl`, `sh -c` scripts are read in turn) and not only on the raw text. A command asks when:
- * - it names a file downloaded earlier this session (as a word, or inside one, such as
- *   `python3 -c "exec(open('get.py').read())"`);
+ * - it names a file the agent downloaded into the workspace before — in any session on it, the
+ *   thread's earlier ones (before "new") or another conversation's (sessions/workspace-
+ *   downloads.ts) — as a word, or inside one (such as
+ *   `python3 -c "exec(open('get.py').read())"`));
  * - it may use one without spelling its name (unspelled-files.ts): a glob that matches it
  *   (`bash inst?ll.sh`, `./bin/too[l]`), an expansion where a program or an interpreter's argument
  *   goes (`bash $(ls)`, `$RUN`), a runner that reads it (`make` after a downloaded Makefile);
@@ -83,7 +85,7 @@ function pipesDownloadIntoInterpreter(command: string, depth = 0): boolean {
 
 /**
  * Why running `command` executes something downloaded (see the module comment), or undefined.
- * `downloaded`: the files the agent downloaded this session, as recorded.
+ * `downloaded`: the files the agent downloaded into the workspace, by any session on it, as recorded.
  */
 export function downloadExecution(command: string, downloaded: ReadonlySet<string>): string | undefined {
   const commands = lexedCommandWords(command);
@@ -91,9 +93,9 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
     downloaded.size > 0 &&
     (namesAny(rawTokens(command), downloaded) || namesAny(commands.flat(), downloaded))
   )
-    return "this command uses a file the agent downloaded this session";
+    return "this command uses a file the agent downloaded into the workspace";
   if (downloaded.size > 0 && unspelledUses(command, downloaded).length > 0)
-    return "this command may use a file the agent downloaded this session without spelling its name (a pattern, an expansion or a program that reads it)";
+    return "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
   if (pipesDownloadIntoInterpreter(command))
     return "this command feeds a download straight into an interpreter";
   const fetched = new Set(detectDownloads(command));

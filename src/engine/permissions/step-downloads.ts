@@ -2,7 +2,7 @@
  * The downloads of one step's calls, foreseen before any of them runs. Every call of a step is
  * decided before the first one runs (tool-scheduler.ts), so `curl -o x.sh …` and `sh x.sh` sent as
  * two calls of one step would have the second decided while x.sh is not yet recorded, and run
- * unasked. So each call is decided against the session's downloaded files plus what the step's
+ * unasked. So each call is decided against the workspace's downloaded files plus what the step's
  * calls that may run before it or beside it would download: every earlier call, and for a call
  * that runs beside its neighbours every later one that does too (which of them share a batch is
  * known only once all are decided). What a call would download is read from its command with the

@@ -184,7 +184,8 @@ const MAX_UNSPELLED_FACTS = 10;
 /**
  * Facts about the files this call mentions: written by a call of its own step that runs before it
  * (`stepWritten`, step-writes.ts: not written yet, so no result says so), written by the agent N
- * tool calls ago (from the results' file lists in history), or downloaded by it this session.
+ * tool calls ago (from the results' file lists in history), or downloaded by it into the
+ * workspace (in any session on it: sessions/workspace-downloads.ts).
  * `command`, for a shell command: the files it may use without spelling them (a glob, an
  * expansion, `npm test` after package.json: engine/permissions/unspelled-files.ts) get the same
  * fact, saying so, the first few of them. Fixed wording only — never a file's contents.
@@ -221,7 +222,7 @@ export function callFacts(
         );
   }
   for (const file of facts.downloadedFiles)
-    known.push({ file, fact: `${quoted(file)} was downloaded by the agent this session.` });
+    known.push({ file, fact: `${quoted(file)} was downloaded into the workspace by the agent.` });
   const spelled: typeof known = [];
   const rest: typeof known = [];
   for (const entry of known) (mentions(args, entry.file) ? spelled : rest).push(entry);
@@ -240,7 +241,7 @@ export function callFacts(
       ),
     ...(more > 0
       ? [
-          `${more} more file${more === 1 ? "" : "s"} the agent wrote or downloaded this session may be used by the call the same way.`,
+          `${more} more file${more === 1 ? "" : "s"} the agent wrote or downloaded may be used by the call the same way.`,
         ]
       : []),
   ];

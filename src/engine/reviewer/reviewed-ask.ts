@@ -4,7 +4,7 @@
  *
  * 1. Human floor — a call whose floor is a person never reaches the reviewer (nor an "Allow
  *    anyway" grant): a turn woken by channel content, a command running a file the agent
- *    downloaded this session, arguments too long to show the reviewer whole, and anything the
+ *    downloaded into the workspace, arguments too long to show the reviewer whole, and anything the
  *    engine marks human-only or gives a person's floor (a read that widens the conversation's
  *    audience). Hard denies never get here at all (they are denials, not asks).
  * 2. "Allow anyway" — a one-shot grant a person gave from a reviewer's denial, bound to this exact

@@ -8,7 +8,7 @@
  * permission engine (a grant, or a card of its own) before anything — not even its DNS lookup —
  * reaches the network. The first hop needs nothing of the network before it runs: its card is
  * built from the arguments alone (preview). With save_to the call is a write: the body is saved
- * into the workspace (swap-safe via anchored-fs.ts) and recorded as downloaded this session; the
+ * into the workspace (swap-safe via anchored-fs.ts) and recorded as downloaded there; the
  * card says when it overwrites. It is never saved under .git/, nor as a steering file
  * (`.coworker/`, AGENTS.md: steering-files.ts), which only write_file and edit_file change, with a
  * person's approval; of uploads/, only into the caller's conversation's folders

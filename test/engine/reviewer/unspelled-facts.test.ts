@@ -42,7 +42,7 @@ describe("callFacts for a command that does not spell a file's name", () => {
       ),
     ).toEqual([
       `"bin/tool" was written by the agent 2 tool calls ago. ${UNSPELLED}`,
-      `"tool.bin" was downloaded by the agent this session. ${UNSPELLED}`,
+      `"tool.bin" was downloaded into the workspace by the agent. ${UNSPELLED}`,
     ]);
   });
 
@@ -61,7 +61,7 @@ describe("callFacts for a command that does not spell a file's name", () => {
     expect(shown).toHaveLength(11);
     expect(shown[0]).toContain('"f0.sh" was written');
     expect(shown[10]).toBe(
-      "3 more files the agent wrote or downloaded this session may be used by the call the same way.",
+      "3 more files the agent wrote or downloaded may be used by the call the same way.",
     );
   });
 });
