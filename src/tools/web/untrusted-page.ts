@@ -15,7 +15,7 @@
  * notice of ours that the page did not fit, cut to the cap (web_fetch runs with 30,000).
  */
 import { randomBytes } from "node:crypto";
-import { markLike, neutraliseMarks } from "../../core/frame-marks.js";
+import { markLike, neutraliseMarks, OPENER } from "../../core/frame-marks.js";
 import { capOutput, omissionMarker } from "../output-cap.js";
 import { urlFact } from "./response-facts.js";
 
@@ -29,7 +29,7 @@ const MARK_LIKE = markLike(MARK);
 const MARK_ANYWHERE = new RegExp(MARK_LIKE.source, "iu");
 
 /** Every `<`-like character MARK_LIKE knows. */
-const OPENERS = /[<＜﹤]/g;
+const OPENERS = new RegExp(OPENER, "gu");
 
 /** What a fetch returns to the model. */
 export interface FetchReport {
