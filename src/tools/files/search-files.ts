@@ -5,7 +5,8 @@
  * credential files (credential-paths.ts) or from another conversation's uploads
  * (conversation-paths.ts); ripgrep is also told to skip those folders, so it does not read them.
  * The JS engine (with RE2JS) loads the first time it is needed. The glob is capped in length and
- * wildcards for both engines.
+ * wildcards for both engines, and both refuse the brace forms ripgrep has no one meaning for
+ * (glob-braces.ts).
  */
 import { z } from "zod";
 import { clipWithMarker } from "../../core/surrogate-pairs.js";
@@ -13,6 +14,7 @@ import { defineTool, fail, ok } from "../../core/tool.js";
 import { openChecked } from "./anchored-fs.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { fileErrorMessage } from "./fs-errors.js";
+import { braceProblem } from "./glob-braces.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import {
   RipgrepMissingError,
@@ -104,6 +106,8 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
       return `${args.pattern}${where}${args.glob === undefined ? "" : ` (${args.glob})`}`;
     },
     async execute(args, context) {
+      const refused = args.glob === undefined ? undefined : braceProblem(args.glob);
+      if (refused !== undefined) return fail(`search failed: ${refused}`);
       const requested = args.path ?? ".";
       const paths = options.workspace.forRequest(context.request);
       let shown = requested;

@@ -4,12 +4,14 @@
  * backtracking RegExp (picomatch's, used before) took seconds to minutes on one ordinary file name
  * for a glob like `*?*?…*?Q`, holding the event loop, so every chat of the process, the whole time.
  * Meaning, as ripgrep's (gitignore style): `*` any run of characters but `/`, `?` one character
- * but `/`, `[ab]` `[a-z]` one of a set (`[!a]` or `[^a]` one not in it), `{a,b}` either, `\x` x
- * itself; `**` alone between slashes or at an end any number of folders (otherwise like `*`); a
- * leading `!` inverts the glob. A glob without `/` is matched against the file name at any depth,
- * one with `/` against the path from the searched folder (a leading `/` only anchors it there).
+ * but `/`, `[ab]` `[a-z]` one of a set (`[!a]` or `[^a]` one not in it), `{a,b}` either (no `**`
+ * nor empty alternative inside: glob-braces.ts), `\x` x itself; `**` alone between slashes or at
+ * an end any number of folders (otherwise like `*`); a leading `!` inverts the glob. A glob
+ * without `/` is matched against the file name at any depth, one with `/` against the path from
+ * the searched folder (a leading `/` only anchors it there).
  */
 import { RE2JS } from "re2js";
+import { braceProblem } from "./glob-braces.js";
 import { SearchQueryError } from "./search-backends.js";
 
 /** One character as an RE2 escape by code point, which needs no quoting rules in or out of a class. */
@@ -40,14 +42,13 @@ function characterClass(chars: readonly string[], open: number): { source: strin
   return { source: `[${negated ? "^" : ""}${body}]`, end: i + 1 };
 }
 
-/** The RE2 source matching what `glob` (no leading `!` or `/`) matches, whole. */
+/** The RE2 source matching what `glob` (no leading `!` or `/`, no `**` in braces) matches, whole. */
 function translate(glob: string): string {
   const chars = Array.from(glob);
   let source = "";
-  // Whether the next character starts a path segment (where `**` means folders), and the same for
-  // each open `{`, which its alternatives start with.
+  // Whether the next character starts a path segment, where `**` means folders.
   let segmentStart = true;
-  const braces: boolean[] = [];
+  let openBraces = 0;
   let i = 0;
   while (i < chars.length) {
     const char = chars[i] as string;
@@ -63,22 +64,19 @@ function translate(glob: string): string {
         next += 1;
         startsSegment = true;
       } else {
-        const endsSegment = after === undefined || (braces.length > 0 && (after === "," || after === "}"));
-        piece = globstar && endsSegment ? ".*" : "[^/]*";
+        piece = globstar && after === undefined ? ".*" : "[^/]*";
       }
     } else if (char === "?") {
       piece = "[^/]";
     } else if (char === "[") {
       ({ source: piece, end: next } = characterClass(chars, i));
     } else if (char === "{") {
-      braces.push(segmentStart);
+      openBraces += 1;
       piece = "(?:";
-      startsSegment = segmentStart;
-    } else if (char === "," && braces.length > 0) {
+    } else if (char === "," && openBraces > 0) {
       piece = "|";
-      startsSegment = braces.at(-1) as boolean;
-    } else if (char === "}" && braces.length > 0) {
-      braces.pop();
+    } else if (char === "}" && openBraces > 0) {
+      openBraces -= 1;
       piece = ")";
     } else if (char === "\\") {
       const escaped = chars[next];
@@ -93,7 +91,7 @@ function translate(glob: string): string {
     i = next;
     segmentStart = startsSegment;
   }
-  if (braces.length > 0) throw new SearchQueryError("unclosed { in the glob (write [{] for a literal {)");
+  if (openBraces > 0) throw new SearchQueryError("unclosed { in the glob (write [{] for a literal {)");
   return source;
 }
 
@@ -102,6 +100,8 @@ function translate(glob: string): string {
  * `glob`, linear in the path's length; throws SearchQueryError for a glob ripgrep would refuse.
  */
 export function globMatcher(glob: string): (relative: string) => boolean {
+  const refused = braceProblem(glob);
+  if (refused !== undefined) throw new SearchQueryError(refused);
   const inverted = glob.startsWith("!");
   const positive = inverted ? glob.slice(1) : glob;
   const anywhere = !positive.includes("/");
