@@ -137,12 +137,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     stores: {
       records,
       // One record of downloaded files for the workspace every session works in.
-      downloads: new WorkspaceDownloads(
-        records.downloads,
-        options.workspace.root,
-        logger,
-        multi !== undefined,
-      ),
+      downloads: new WorkspaceDownloads(records.downloads, options.workspace.root, logger),
       history: new HistoryLog(turnSpace("history")),
       journal: turnSpace("journal"),
       dedupe,

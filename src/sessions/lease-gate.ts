@@ -1,7 +1,9 @@
 /**
  * LeaseGate: the TurnGate when several processes share one store. A pump runs only under the
  * session's lease (lease-lock.ts), and this process's copy is brought up to date first when
- * another process held the session meanwhile. Input for a session is offered to its shared queue
+ * another process held the session meanwhile; the workspace's downloaded files are read again
+ * each time (other processes' sessions on the workspace may have downloaded some since:
+ * workspace-downloads.ts). Input for a session is offered to its shared queue
  * (shared-queue.ts) — with its dedupe marks, and taking the session's lease when it is free, in
  * one round trip — and its holder is told (over turn-controls.ts), which takes the input in: a
  * running turn at once, else its pump. Letting a lease go saves the input taken in first, so it
@@ -132,9 +134,13 @@ export class LeaseGate implements TurnGate {
     });
   }
 
-  /** Bring this process's copy of the session up to date when another process may have changed it. */
+  /**
+   * Bring this process's copy of the session up to date when another process may have changed it
+   * (a reload reads the workspace's downloaded files too), else only the workspace's downloaded files.
+   */
   async refresh(live: LiveSession, held: HeldSession): Promise<void> {
-    if (this.options.leases.mayBeStale(held) && (await live.reload())) this.options.host().rebind(live);
+    if (!this.options.leases.mayBeStale(held)) return live.facts.downloadedFiles.catchUp();
+    if (await live.reload()) this.options.host().rebind(live);
   }
 
   /**

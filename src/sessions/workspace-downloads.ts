@@ -7,8 +7,8 @@
  * person (engine/permissions/download-execution.ts) therefore reads one record per workspace, keyed
  * by its root (`dl:ws:<root>:<n>`, download-log.ts), and every live session of this process holds
  * the same set. The set is read from the store once; with several processes writing the record, it
- * is read again for what they added whenever a session is created or loaded here (and when a
- * session's copy is brought up to date: LiveSession.reload). Sessions stored before the record
+ * is read again for what the others added whenever this process takes a session's lease to run its
+ * turns (lease-gate.ts: every turn and every pressed or typed control runs under it). Sessions stored before the record
  * moved to the workspace kept one of their own, under their id: its files join the workspace's
  * when the session loads.
  */
@@ -29,20 +29,16 @@ export class WorkspaceDownloads {
   /** The first read of the record, until it succeeds. */
   private loaded: Promise<void> | undefined;
 
-  /**
-   * `root`: the workspace's root, as configured; `severalProcesses`: other processes write the
-   * record too (then each `current()` reads what they added).
-   */
+  /** `root`: the workspace's root, as configured. */
   constructor(
     private readonly log: DownloadLog,
     root: string,
     private readonly logger: Logger,
-    private readonly severalProcesses = false,
   ) {
     this.files = DownloadedFiles.fresh(log, workspaceDownloadLogId(root), logger);
   }
 
-  /** The workspace's files, read from the store (the first time, and with several processes each time). */
+  /** The workspace's files, read from the store the first time. */
   async current(): Promise<DownloadedFiles> {
     if (this.loaded === undefined) {
       const loading = this.files.catchUp();
@@ -50,11 +46,8 @@ export class WorkspaceDownloads {
       loading.catch(() => {
         if (this.loaded === loading) this.loaded = undefined;
       });
-      await loading;
-    } else {
-      await this.loaded;
-      if (this.severalProcesses) await this.files.catchUp();
     }
+    await this.loaded;
     return this.files;
   }
 

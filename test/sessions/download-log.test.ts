@@ -12,6 +12,8 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { DownloadLog, downloadPageKey } from "../../src/sessions/download-log.js";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
+import type { HeldSession } from "../../src/sessions/lease-lock.js";
+import { LeaseGate, type LeaseGateOptions } from "../../src/sessions/lease-gate.js";
 import { LiveSession, type LiveSessionStores } from "../../src/sessions/live-session.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { HistoryLog } from "../../src/store/history-log.js";
@@ -162,6 +164,26 @@ describe("a session's downloaded files", () => {
     const other = storesOf(store, { workspace: "/srv/other/workspace" });
     const d = await LiveSession.load(sessionRecord("s4", { key: "k3", target: thread("3.3") }), other);
     expect(d.facts.downloadedFiles.size).toBe(0);
+    await store.close();
+  });
+
+  it("a process taking a session's lease takes in what another process's session downloaded into the workspace", async () => {
+    const store = await openStore(tempDir());
+    const here = storesOf(store);
+    await here.downloads.current();
+    const live = LiveSession.create(RECORD, here);
+    const there = storesOf(store);
+    const other = await LiveSession.load(sessionRecord("s2", { key: "k2", target: thread("2.2") }), there);
+    await recordDownloads("curl -o get.sh https://example.com/get.sh", WS, other.facts);
+    await other.flush();
+    expect(live.facts.downloadedFiles.has(path.join(WS, "get.sh"))).toBe(false);
+    // This process held the session last (its copy is current): only the workspace's files are read.
+    const gate = new LeaseGate({
+      leases: { mayBeStale: () => false },
+      logger: SILENT,
+    } as unknown as LeaseGateOptions);
+    await gate.refresh(live, { sessionId: "s1" } as HeldSession);
+    expect(live.facts.downloadedFiles.has(path.join(WS, "get.sh"))).toBe(true);
     await store.close();
   });
 

@@ -341,17 +341,17 @@ describe("several session stacks on one Redis", () => {
       await answered("1700000900.000002");
       await a.manager.idle();
     });
-    // Thread lookup, the workspace's downloaded files (their head and first page, sent together:
-    // another process may have recorded some since this one read them), new session, its open
-    // questions (this process does not hold it yet, so its copy cannot say no turn asked one),
-    // offer (+ lease), turn start, history, turn end, release — the background failover scan
-    // (every lease renewal interval) aside.
+    // Thread lookup, new session, its open questions (this process does not hold it yet, so its
+    // copy cannot say no turn asked one), offer (+ lease), the workspace's downloaded files (their
+    // head and first page, sent together: another process may have recorded some since this one
+    // read them), turn start, history, turn end, release — the background failover scan (every
+    // lease renewal interval) aside.
     const sent = commands.filter((c) => !c.inScript && !c.line.includes("SMEMBERS"));
     const turn = sent.filter((c) => !c.line.includes("turn-slot"));
     expect(
       turn.map((c) => c.name),
       turn.map((c) => c.line).join("\n"),
-    ).toEqual(["GET", "GET", "GET", "EVAL", "HGETALL", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL"]);
+    ).toEqual(["GET", "EVAL", "HGETALL", "EVAL", "GET", "GET", "EVAL", "EVAL", "EVAL", "EVAL"]);
     // The person's turn slot, shared by the processes: taken, given back, its release announced.
     const slot = sent.filter((c) => c.line.includes("turn-slot"));
     expect(
