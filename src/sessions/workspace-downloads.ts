@@ -8,9 +8,9 @@
  * by its root (`dl:ws:<root>:<n>`, download-log.ts), and every live session of this process holds
  * the same set. The set is read from the store once; with several processes writing the record, it
  * is read again for what the others added whenever this process takes a session's lease to run its
- * turns (lease-gate.ts: every turn and every pressed or typed control runs under it). Sessions stored before the record
- * moved to the workspace kept one of their own, under their id: its files join the workspace's
- * when the session loads.
+ * turns (lease-gate.ts: every turn and every pressed or typed control runs under it). Sessions
+ * stored before the record moved to the workspace kept one of their own, under their id: its files
+ * join the workspace's when the session loads (such records never expire; none is written now).
  */
 import path from "node:path";
 import type { Logger } from "pino";
