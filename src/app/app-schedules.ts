@@ -11,6 +11,7 @@ import { scheduleCanceller, scheduleCommands } from "../schedules/schedule-comma
 import {
   type Actor,
   type CancelTarget,
+  type NewTaskArgs,
   ScheduleService,
   type TimezoneLookup,
 } from "../schedules/schedule-service.js";
@@ -121,11 +122,15 @@ export class AppSchedules implements ScheduleToolsService {
     return this.opened().preview(caller, args);
   }
 
-  create(caller: Caller, args: ScheduleArgs): Promise<Outcome> {
+  /**
+   * schedule_task, with whether a person approved its text (`promptBy`) and the scheduled run that
+   * started the calling turn (`wokenBy`, for the chain an agent's task is a link of).
+   */
+  create(caller: Caller, args: NewTaskArgs): Promise<Outcome> {
     return this.opened().create(caller, args);
   }
 
-  /** wake_me_later, with the wake-up whose run started the calling turn (`wokenBy`, for its chain). */
+  /** wake_me_later, with the scheduled run that started the calling turn (`wokenBy`, for its chain). */
   wakeLater(caller: Caller, args: NewWakeArgs): Promise<Outcome> {
     return this.opened().wakeLater(caller, args);
   }

@@ -43,7 +43,7 @@ import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
 import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
 import { limitRefusal } from "./task-limits.js";
-import { WakeChains } from "./wake-chains.js";
+import { type ChainRun, WakeChains } from "./wake-chains.js";
 import { type NewWakeArgs, WakeLater } from "./wake-later.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
@@ -52,10 +52,12 @@ export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<s
 
 /**
  * What schedule_task hands `create`: the call's arguments and, from the tool, whether a person
- * approved the text (absent: nobody said so, and the text is the agent's own).
+ * approved the text (absent: nobody said so, and the text is the agent's own) and the scheduled
+ * run that started the calling turn (absent: a person's turn), for the task's place in its chain.
  */
 export interface NewTaskArgs extends ScheduleArgs {
   readonly promptBy?: PromptAuthor;
+  readonly wokenBy?: ChainRun;
 }
 
 /** Who lists or cancels: a person on a platform, from some conversation. */
@@ -101,6 +103,8 @@ export class ScheduleService {
   private readonly clock: Clock;
   /** wake_me_later's wake-ups, with their per-conversation and chain bounds. */
   private readonly wakes: WakeLater;
+  /** How deep in a chain of runs set up with no person asking a wake-up or agent's task is. */
+  private readonly chains: WakeChains;
   /** The periodic catalog refresh, from `start` until `shutdown` (see `refreshEvery`). */
   private refresher: PeriodicTask | undefined;
 
@@ -110,9 +114,10 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
+    this.chains = new WakeChains(options.store.space("schedules"), this.settings.maxWakeChain);
     this.wakes = new WakeLater({
       budget: options.wakeBudget,
-      chains: new WakeChains(options.store.space("schedules"), this.settings.maxWakeChain),
+      chains: this.chains,
       settings: this.settings,
       clock: this.clock,
       zoneFor: (caller) => this.zoneFor(caller),
@@ -169,12 +174,28 @@ export class ScheduleService {
 
   /**
    * schedule_task: a task in the caller's conversation, run as the caller. Its text counts as the
-   * person's only when `args.promptBy` says a person approved it; otherwise it is the agent's own.
+   * person's only when `args.promptBy` says a person approved it; otherwise it is the agent's own,
+   * and the task is a link of the chain of the run that started the calling turn (`args.wokenBy`;
+   * wake-chains.ts), refused past the deepest allowed.
    */
   async create(caller: Caller, args: NewTaskArgs): Promise<Outcome> {
     const plan = await this.planFor(caller, args);
     if (!plan.ok) return plan;
-    const task = await this.add(caller, "task", { text: args.prompt, by: args.promptBy ?? "agent" }, plan);
+    const by = args.promptBy ?? "agent";
+    const link = by === "person" ? undefined : await this.chains.link(args.wokenBy);
+    if (link?.ok === false) return link;
+    let task: ScheduledTask | string | undefined;
+    try {
+      const id = newTaskId("task");
+      // Kept before the task can run, so the turn its run starts finds its depth.
+      if (link !== undefined) await this.chains.record(id, link.depth, plan, this.clock.now());
+      task = await this.add(caller, "task", { text: args.prompt, by }, plan, id);
+    } finally {
+      if (typeof task !== "object")
+        await link
+          ?.release()
+          .catch((error: unknown) => this.options.onError?.(error, "giving back a scheduled run's follower"));
+    }
     if (typeof task === "string") return { ok: false, message: task };
     const next = formatIn(plan.firstMs, plan.zone);
     return {

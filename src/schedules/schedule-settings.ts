@@ -25,8 +25,9 @@ export interface ScheduleSettings {
   /** Nearest ahead a wake-up may be set, ms. */
   readonly minWakeMs: number;
   /**
-   * Wake-ups in a row a chain may have: one set by a turn a wake-up started is one deeper than
-   * that wake-up; past this depth wake_me_later is refused until a person writes.
+   * Wake-ups (and tasks no person approved) in a row a chain may have: one set by a turn a wake-up
+   * or such a task's run started is one deeper; past this depth wake_me_later and the agent's
+   * schedule_task are refused until a person writes (wake-chains.ts).
    */
   readonly maxWakeChain: number;
   /** Wake-ups one conversation (thread, whatever its session) may set per rolling hour. */

@@ -17,7 +17,10 @@
  * own last request — never against the note, nor a note a woken turn leaves for the next one.
  * What bounds it: a wake-up is at least a minimum delay ahead, a conversation sets at most so many
  * an hour, and a turn a wake-up started (its request's scheduledRun names a wake-up) sets at most
- * one, one deeper in its chain, which ends at the configured depth until a person writes.
+ * one, one deeper in its chain, which ends at the configured depth until a person writes. A task
+ * whose text is the agent's own is a link of that chain too, and a turn its run starts counts as
+ * woken (wake-chains.ts): else a woken turn at the end would schedule a run in a few minutes and
+ * start a new chain from there, for ever.
  */
 import { z } from "zod";
 import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
@@ -26,9 +29,10 @@ import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { listingWidensAudience } from "../tools/session-target.js";
-import { isWakeId, MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
+import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 import { cancellationSummary } from "./task-text.js";
+import type { ChainRun } from "./wake-chains.js";
 
 /**
  * What the tools need from the service; `refreshFor` brings in the tasks other processes on the
@@ -109,7 +113,11 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
-      const outcome = await service.create(caller, { ...args, promptBy: promptAuthorOf(context) });
+      const outcome = await service.create(caller, {
+        ...args,
+        promptBy: promptAuthorOf(context),
+        wokenBy: runThatStarted(context.request),
+      });
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
     },
   });
@@ -167,7 +175,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
-      const outcome = await service.wakeLater(caller, { ...args, wokenBy: wakeThatStarted(context.request) });
+      const outcome = await service.wakeLater(caller, { ...args, wokenBy: runThatStarted(context.request) });
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
     },
   });
@@ -205,12 +213,16 @@ async function cancelSummary(
 }
 
 /**
- * The wake-up whose run started this turn, if one did: the session layer marks a scheduled run's
- * turn with `metadata.scheduledRun` (the model cannot set it).
+ * The scheduled run (a wake-up's or a task's) that started this turn, if one did: the session
+ * layer marks a scheduled run's turn with `metadata.scheduledRun` (the model cannot set it).
+ * Whether it continues a chain is the chain's to say (wake-chains.ts).
  */
-function wakeThatStarted(request: ConversationExecutionRequest): string | undefined {
-  const run = request.metadata.scheduledRun as { readonly taskId?: unknown } | undefined;
-  return typeof run?.taskId === "string" && isWakeId(run.taskId) ? run.taskId : undefined;
+function runThatStarted(request: ConversationExecutionRequest): ChainRun | undefined {
+  const run = request.metadata.scheduledRun as
+    | { readonly taskId?: unknown; readonly dueAt?: unknown }
+    | undefined;
+  if (typeof run?.taskId !== "string") return undefined;
+  return typeof run.dueAt === "string" ? { taskId: run.taskId, dueAt: run.dueAt } : { taskId: run.taskId };
 }
 
 /**

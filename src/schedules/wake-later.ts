@@ -3,9 +3,10 @@
  * scheduled task it needs no approval in any mode, so the model (or an instruction it read) could
  * use it to keep the conversation running unasked: a wake-up must be at least a minimum delay
  * ahead (task-planner.ts), a conversation may set only so many per hour (counted per thread in
- * the store, so every process and a restart count together), and one set by a turn a wake-up
- * started is one deeper in its chain, refused past the deepest allowed (wake-chains.ts). The
- * wake-up itself is stored like a task, after the same limits (the `add` it is given).
+ * the store, so every process and a restart count together), and one set by a turn a wake-up (or
+ * an agent's task) started is one deeper in its chain, refused past the deepest allowed
+ * (wake-chains.ts). The wake-up itself is stored like a task, after the same limits (the `add`
+ * it is given).
  */
 import { type Caller, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import type { Clock } from "../core/clock.js";
@@ -15,14 +16,14 @@ import { formatIn } from "./occurrences.js";
 import { newTaskId, type PromptAuthor, type ScheduledTask } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import { type Plan, planWake, type WakeArgs } from "./task-planner.js";
-import type { WakeChains } from "./wake-chains.js";
+import type { ChainRun, WakeChains } from "./wake-chains.js";
 
 /**
- * What wake_me_later hands `wakeLater`: the call's arguments and, from the tool, the wake-up whose
- * run started the calling turn (absent: a person's turn, or a scheduled task's run).
+ * What wake_me_later hands `wakeLater`: the call's arguments and, from the tool, the scheduled run
+ * (a wake-up's, or a task's) that started the calling turn (absent: a person's turn).
  */
 export interface NewWakeArgs extends WakeArgs {
-  readonly wokenBy?: string;
+  readonly wokenBy?: ChainRun;
 }
 
 /**
@@ -58,8 +59,8 @@ export class WakeLater {
 
   /**
    * Wake the caller's session once with the note (bounded, rate-limited per conversation; one set
-   * by a turn a wake-up started, `args.wokenBy`, is one deeper in its chain, refused past the
-   * deepest allowed).
+   * by a turn a scheduled run started, `args.wokenBy`, may be one deeper in its chain, refused
+   * past the deepest allowed).
    */
   async wake(caller: Caller, args: NewWakeArgs): Promise<Outcome> {
     const { budget, chains, settings, clock, onError } = this.deps;
@@ -81,7 +82,7 @@ export class WakeLater {
       try {
         const id = newTaskId("wake");
         // Kept before the wake-up can fire, so the turn it starts finds its depth.
-        await chains.record(id, link.depth, plan.firstMs, now);
+        await chains.record(id, link.depth, plan, now);
         const task = await this.deps.add(caller, { text: args.note, by: "agent" }, plan, id);
         if (typeof task === "string") return { ok: false, message: task };
         made = true;
