@@ -2,14 +2,16 @@
  * The memories block of the instructions: what is remembered about one requester and channel,
  * rendered under a heading, the user's memories then the channel's. Every memory is one line of
  * that list (core/one-line.ts, applied again here for records saved before saving flattened
- * them), so none can forge a heading or an entry; a channel memory names who saved it (and who
+ * them), so none can forge a heading or an entry; a channel memory names its author (and who
  * edited it, when a configured approver changed another member's note), so a channel note cannot
- * pass for this user's own nor an approver's words for its saver's. The block is in every turn of everyone who asks
- * in the channel, so it is rendered within a budget: the most recently updated memories are kept,
- * the user's first, and a last line says how many were left out. It does not read the store
- * (MemoryStore.memoryBlock does, then renders here).
+ * pass for this user's own nor an approver's words for its author's (memory-authorship.ts, as
+ * the approval cards). The block is in every turn of everyone who asks in the channel, so it is
+ * rendered within a budget: the most recently updated memories are kept, the user's first, and a
+ * last line says how many were left out. It does not read the store (MemoryStore.memoryBlock
+ * does, then renders here).
  */
 import { oneLine } from "../../core/one-line.js";
+import { authorLine, editorNote, type MemoryAuthorship } from "./memory-authorship.js";
 
 /**
  * The block's sections, in order: memory-store.ts's MEMORY_SCOPES, kept here so this module need
@@ -19,19 +21,12 @@ import { oneLine } from "../../core/one-line.js";
 const SECTIONS = ["user", "channel"] as const;
 
 /** What the block shows of one memory (a MemoryItem has all of it). */
-interface ShownMemory {
+interface ShownMemory extends MemoryAuthorship {
   readonly id: string;
   readonly scope: (typeof SECTIONS)[number];
   readonly content: string;
   readonly updatedAt: string;
-  readonly savedBy?: string | undefined;
-  readonly savedByName?: string | undefined;
-  readonly editedBy?: string | undefined;
-  readonly editedByName?: string | undefined;
 }
-
-/** The longest saver's name shown (a display name comes from the chat platform). */
-const MAX_NAME_CHARS = 64;
 
 /** What `memoryBlock` renders within, and what it left out. */
 export interface MemoryBlockOptions {
@@ -96,27 +91,14 @@ export function memoryBlock(items: readonly ShownMemory[], options: MemoryBlockO
 }
 
 /**
- * One memory as a list line, on one line whatever its stored text; channel ones name their saver
- * and, when another person edited it, the editor.
+ * One memory as a list line, on one line whatever its stored text; channel ones name their author
+ * and, when another person edited it, the editor (memory-authorship.ts).
  */
 function entryLine(item: ShownMemory): string {
   const date = item.updatedAt.slice(0, 10);
-  let saved = `saved ${date}`;
-  if (item.scope === "channel" && item.savedBy !== undefined) {
-    const edited =
-      item.editedBy === undefined ? "" : `, edited by ${personLine(item.editedBy, item.editedByName)}`;
-    saved = `saved by ${personLine(item.savedBy, item.savedByName)}${edited}, ${date}`;
-  }
+  const saved =
+    item.scope === "channel" ? `saved by ${authorLine(item)}${editorNote(item)}, ${date}` : `saved ${date}`;
   return `- [${oneLine(item.id)}] ${oneLine(item.content).trim()} (${saved})`;
-}
-
-/** A person on one line: "Name (user id U1)", or "user id U1" without a name. */
-function personLine(userId: string, displayName: string | undefined): string {
-  const id = oneLine(userId).trim().slice(0, MAX_NAME_CHARS);
-  const name = oneLine(displayName ?? "")
-    .trim()
-    .slice(0, MAX_NAME_CHARS);
-  return name ? `${name} (user id ${id})` : `user id ${id}`;
 }
 
 /** The line saying how many memories the block left out (to keep the instructions small). */

@@ -18,6 +18,7 @@ import { KeyedMutex } from "../../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";
 import { threadTargetOf } from "../session-target.js";
+import { authorLine } from "./memory-authorship.js";
 import { type MemoryBlockOptions, memoryBlock } from "./memory-block.js";
 
 export const MEMORY_SCOPES = ["user", "channel"] as const;
@@ -28,12 +29,19 @@ const memoryItemSchema = z.object({
   scope: z.enum(MEMORY_SCOPES),
   content: z.string(),
   summary: z.string(),
+  /**
+   * The memory's author: whoever first saved it. A change never moves it (an approver's edit is
+   * recorded as `editedBy`), so the memory, its edit rights and its place in the per-person share
+   * stay theirs (memory-authorship.ts renders it).
+   */
   createdBy: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /**
-   * Who wrote the current text (user id and display name): the saver, or whoever changed it
-   * last. Kept from this version on; older records lack them and show no name.
+   * The author's display name as recorded when saving (`savedByName`), with whose name it is
+   * (`savedBy`: the author's user id). Older records lack them and show no name; records changed
+   * by another member before edits kept the author hold that member here, whose name is not shown
+   * as the author's (memory-authorship.ts).
    */
   savedBy: z.string().optional(),
   savedByName: z.string().optional(),
@@ -91,15 +99,6 @@ export interface MemoryEditor {
   readonly name?: string;
   /** A configured approver: may change and delete other members' channel memories. */
   readonly mayChangeOthers: boolean;
-}
-
-/**
- * Whose memory `item` is: whoever first saved it. A change never moves it (an approver's edit is
- * recorded as `editedBy`); records changed before that rule may name someone else as `savedBy`,
- * but the memory, its edit rights and its place in the per-person share are still its saver's.
- */
-export function memoryAuthor(item: MemoryItem): string {
-  return item.createdBy;
 }
 
 /** Limits and clock of the memory store. */
@@ -197,7 +196,7 @@ export class MemoryStore {
         );
       }
       if (input.scope === "channel") {
-        const mine = items.filter((item) => memoryAuthor(item) === input.createdBy).length;
+        const mine = items.filter((item) => item.createdBy === input.createdBy).length;
         if (mine >= this.maxPerPerson) {
           throw new MemoryLimitError(
             `you already wrote ${mine} of this channel's memories, the most one person may (${this.maxPerPerson}), so that the channel's shared list is not one person's; update or forget one of yours first`,
@@ -246,11 +245,13 @@ export class MemoryStore {
       const { savedByName, editedBy: _, editedByName: __, ...rest } = item;
       const name = by.name ? oneLine(by.name).trim() : undefined;
       const changed = { ...rest, content, summary, updatedAt: this.now().toISOString() };
-      if (item.scope === "channel" && memoryAuthor(item) !== by.userId) {
+      if (item.scope === "channel" && item.createdBy !== by.userId) {
+        // The author's name stays; a name an older record kept for someone else is dropped.
+        const authorName = item.savedBy === item.createdBy ? savedByName : undefined;
         return {
           ...changed,
-          savedBy: item.savedBy ?? memoryAuthor(item),
-          ...(savedByName === undefined ? {} : { savedByName }),
+          savedBy: item.createdBy,
+          ...(authorName === undefined ? {} : { savedByName: authorName }),
           editedBy: by.userId,
           ...(name ? { editedByName: name } : {}),
         };
@@ -273,12 +274,9 @@ export class MemoryStore {
   /** Refuses `by` changing `item` when it is another member's channel memory and `by` is no approver. */
   private checkMayChange(item: MemoryItem, by: MemoryEditor): void {
     if (item.scope !== "channel" || by.mayChangeOthers) return;
-    const author = memoryAuthor(item);
-    if (author === by.userId) return;
-    const name =
-      item.savedBy === author && item.savedByName ? `${oneLine(item.savedByName).trim().slice(0, 64)} ` : "";
+    if (item.createdBy === by.userId) return;
     throw new MemoryAccessError(
-      `memory ${item.id} is a channel note saved by ${name}(user id ${oneLine(author)}); only they or a configured approver can change or delete it. Nothing was changed: ask them, or save a note of your own with remember.`,
+      `memory ${item.id} is a channel note saved by ${authorLine(item)}; only they or a configured approver can change or delete it. Nothing was changed: ask them, or save a note of your own with remember.`,
     );
   }
 

@@ -17,6 +17,7 @@ import type { ConversationExecutionRequest } from "../../core/request.js";
 import { isSharedThread } from "../../core/thread-target.js";
 import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
 import { threadTargetOf } from "../session-target.js";
+import { authorLine, editorNote } from "./memory-authorship.js";
 import {
   MemoryAccessError,
   type MemoryEditor,
@@ -24,7 +25,6 @@ import {
   MemoryLimitError,
   type MemoryStore,
   MEMORY_SCOPES,
-  memoryAuthor,
   memoryKeysOf,
 } from "./memory-store.js";
 
@@ -87,11 +87,6 @@ function textPreview(summary: string, text: string): ToolPreview {
   return { summary, detail: { kind: "text", text: markdownLiteral(text) } };
 }
 
-/** "Name (user id U1)", or "user id U1" when no name is recorded. */
-function personLine(userId: string, name: string | undefined): string {
-  return name ? `${name} (user id ${userId})` : `user id ${userId}`;
-}
-
 /**
  * What a card says of the memory `id` as it is now, for `request`'s conversation: its text and
  * whose it is (a channel memory's author, and who last edited it), or that there is none. A
@@ -109,11 +104,7 @@ function currentMemory(
       return `Now: a personal memory of this user (its text is not shown in a shared conversation).`;
     return `Now (a personal memory of this user):\n${item.content}`;
   }
-  const author = memoryAuthor(item);
-  const saver = personLine(author, item.savedBy === author ? item.savedByName : undefined);
-  const edited =
-    item.editedBy === undefined ? "" : `, last edited by ${personLine(item.editedBy, item.editedByName)}`;
-  return `Now (a channel note saved by ${saver}${edited}):\n${item.content}`;
+  return `Now (a channel note saved by ${authorLine(item)}${editorNote(item)}):\n${item.content}`;
 }
 
 /** Build remember, memory_update and memory_forget. */
