@@ -22,6 +22,14 @@ describe("globMatches", () => {
     ["?é", "xé"],
     ["🙂?", "🙂x"],
     ["[", "["],
+    // An equivalence class and a collating symbol, read like a POSIX class (review 58).
+    ["[[=i=]]nstall.sh", "install.sh"],
+    ["[[.i.]]nstall.sh", "install.sh"],
+    ["[![=x=]]nstall.sh", "install.sh"],
+    // Either case, as under bash's nocaseglob.
+    ["INST*", "install.sh"],
+    ["TOO[L]", "tool"],
+    ["too[K-M]", "tool"],
   ])("%s matches %s", (word, name) => {
     expect(matches(word, name)).toBe(true);
   });
@@ -34,6 +42,8 @@ describe("globMatches", () => {
     ["{}", "tool"],
     ["{x}", "tool"],
     ["a*b*c", "a-b-b-"],
+    ["too[!L]", "tool"],
+    ["too[A-K]", "tool"],
   ])("%s does not match %s", (word, name) => {
     expect(matches(word, name)).toBe(false);
   });
@@ -44,6 +54,12 @@ describe("globMatches", () => {
     expect(matches(`${"*a".repeat(300)}b`, name)).toBe(false);
     expect(matches(`${"*a".repeat(100)}`, name)).toBe(true);
     expect(matches(`${"[:".repeat(5_000)}*`, name)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("parses a word of many `[` in time linear in it (each `[` read to the end took 15 ms a word)", () => {
+    const started = performance.now();
+    for (let i = 0; i < 300; i++) for (const open of ["[:", "[=", "[.", "[a"]) globSegment(open.repeat(510));
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 

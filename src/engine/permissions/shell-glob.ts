@@ -4,9 +4,12 @@
  * own matcher, not search_files' (search-glob.ts): it follows bash's glob semantics, not a search
  * pattern's, and the permission checks run it on the model's commands, so it never backtracks —
  * a backtracking regular expression takes seconds on a word such as `*a*a*a*b` against a
- * 255-character name, more with each star. Matching leans towards yes, as the checks do (a yes
- * asks a person or tells the reviewer): a POSIX class such as `[[:alpha:]]` and a brace list each
- * match anything, and a leading dot is matched like any character (bash's dotglob).
+ * 255-character name, more with each star; and each `[` finds its `]` from a table built once
+ * per segment, so parsing is linear in the segment too. Matching leans towards yes, as the checks
+ * do (a yes asks a person or tells the reviewer): a POSIX class such as `[[:alpha:]]`, an
+ * equivalence class `[[=a=]]`, a collating symbol `[[.a.]]` and a brace list each match anything,
+ * letters match either case (bash's nocaseglob) and a leading dot is matched like any character
+ * (bash's dotglob).
  */
 import { trimTrailing } from "../../core/trim-trailing.js";
 
@@ -22,43 +25,80 @@ export const MAX_NAME_CHARS = 255;
 /** The longest glob segment read (a longer one would need more than a name's worth of characters but for stars). */
 const MAX_SEGMENT_CHARS = 4 * MAX_NAME_CHARS;
 
+/**
+ * A bracket class's name (`[:alpha:]`, an equivalence class `[=e=]`, a collating symbol `[.a.]`)
+ * starting at `at`: the index after it, or undefined. A name is short (`xdigit`): look no further.
+ */
+function classEnd(chars: readonly string[], at: number): number | undefined {
+  const kind = chars[at + 1];
+  if (chars[at] !== "[" || (kind !== ":" && kind !== "=" && kind !== ".")) return undefined;
+  for (let k = at + 2; k < at + 10 && k < chars.length; k++)
+    if (chars[k] === kind) return chars[k + 1] === "]" ? k + 2 : undefined;
+  return undefined;
+}
+
+/** Where bracket lists end, by index (see bracketEnds). */
+interface BracketEnds {
+  readonly close: readonly number[];
+  readonly named: readonly boolean[];
+}
+
+/**
+ * For each index of a segment, where a bracket list read from there ends: the index of its `]`
+ * (or the length, when there is none), and whether a class name stood before it. Found once,
+ * right to left, so the `[`s of a word cost no more than its length together.
+ */
+function bracketEnds(chars: readonly string[]): BracketEnds {
+  const close = new Array<number>(chars.length + 1).fill(chars.length);
+  const named = new Array<boolean>(chars.length + 1).fill(false);
+  for (let i = chars.length - 1; i >= 0; i--) {
+    if (chars[i] === "]") {
+      close[i] = i;
+      continue;
+    }
+    const after = classEnd(chars, i);
+    close[i] = close[after ?? i + 1] as number;
+    named[i] = after !== undefined || (named[i + 1] as boolean);
+  }
+  return { close, named };
+}
+
+/** Whether `a` and `b` are one character to a case-insensitive glob. */
+function sameLetter(a: string, b: string): boolean {
+  return a === b || a.toLowerCase() === b.toLowerCase();
+}
+
 /** The bracket expression starting at `open` (a `[`): its test and the index after it, or undefined. */
 function bracket(
   chars: readonly string[],
+  ends: BracketEnds,
   open: number,
 ): { test: (char: string) => boolean; end: number } | undefined {
-  let i = open + 1;
-  const negated = chars[i] === "!" || chars[i] === "^";
-  if (negated) i++;
-  const first = i;
-  let loose = false;
+  let first = open + 1;
+  const negated = chars[first] === "!" || chars[first] === "^";
+  if (negated) first++;
   // A `]` first in the list is one of its characters; `[:alpha:]` holds a `]` of its own.
-  while (i < chars.length && (chars[i] !== "]" || i === first)) {
-    if (chars[i] === "[" && chars[i + 1] === ":") {
-      // A class's name is short (`xdigit`): look no further, so many `[:` cost no more than one.
-      const close = chars.slice(i + 2, i + 10).indexOf(":") + i + 2;
-      if (close > i + 1 && chars[close + 1] === "]") {
-        loose = true;
-        i = close + 2;
-        continue;
-      }
-    }
-    i++;
-  }
+  const from = chars[first] === "]" ? first + 1 : first;
+  if (from >= chars.length) return undefined;
+  const i = ends.close[from] as number;
   if (i >= chars.length) return undefined;
+  // A class (its members depend on the locale) matches anything.
+  if (ends.named[from] === true) return { test: () => true, end: i + 1 };
   const list = chars.slice(first, i);
   const member = (char: string): boolean => {
     for (let k = 0; k < list.length; k++) {
       const low = list[k] as string;
       const high = list[k + 2];
       if (list[k + 1] === "-" && high !== undefined) {
-        if (char >= low && char <= high) return true;
+        const lower = char.toLowerCase();
+        const upper = char.toUpperCase();
+        if ((lower >= low && lower <= high) || (upper >= low && upper <= high)) return true;
         k += 2;
-      } else if (char === low) return true;
+      } else if (sameLetter(char, low)) return true;
     }
     return false;
   };
-  return { test: loose ? () => true : (char) => member(char) !== negated, end: i + 1 };
+  return { test: (char) => member(char) !== negated, end: i + 1 };
 }
 
 /**
@@ -74,12 +114,13 @@ export function globSegment(word: string): Glob {
   // Only a list (`{a,b}`) or a sequence (`{1..3}`) expands: `find -exec … {}` keeps its `{}`.
   if (list.includes(",") || list.includes("..")) text = `${text.slice(0, open)}*${text.slice(close + 1)}`;
   const chars = Array.from(text.slice(text.lastIndexOf("/") + 1));
-  // Each `[` may read to the end for its `]`: a segment this long is not read, and matches anything.
+  // Longer than any name can be matched by, but for stars: not read, and matches anything.
   if (chars.length > MAX_SEGMENT_CHARS) return ["*"];
+  const ends = bracketEnds(chars);
   const tokens: Token[] = [];
   for (let i = 0; i < chars.length; ) {
     const char = chars[i] as string;
-    const set = char === "[" ? bracket(chars, i) : undefined;
+    const set = char === "[" ? bracket(chars, ends, i) : undefined;
     if (char === "*") {
       if (tokens.at(-1) !== "*") tokens.push("*");
       i++;
@@ -87,7 +128,7 @@ export function globSegment(word: string): Glob {
       tokens.push(set.test);
       i = set.end;
     } else {
-      tokens.push(char === "?" ? () => true : (c) => c === char);
+      tokens.push(char === "?" ? () => true : (c) => sameLetter(c, char));
       i++;
     }
   }
