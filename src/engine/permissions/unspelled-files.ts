@@ -4,10 +4,18 @@
  * the reviewer's facts) are not passed by writing it another way:
  * - a glob word (`bash inst?ll.sh`, `./bin/too[l]`, `cat *.sh | sh`) names the files its last
  *   segment matches (shell-glob.ts), wherever it stands — as a spelled name counts anywhere;
+ *   `find -name 'inst*'` and the like too, quoted (find matches them); an extglob (`@(a|b)`,
+ *   `!(x)`) may name any;
  * - an expansion bash fills in at run time (`$VAR`, `${…}`, `$(…)`, backticks) where a program
  *   or an interpreter's argument goes (`$RUN`, `bash $(ls)`, `python3 -c "$CODE"`) may name any;
+ *   so may one anywhere in a line that runs a file (an interpreter, a program by path or
+ *   expansion, a runner): `cat ${X}all.sh | sh` and `cp $X y && bash y` run the file it names
+ *   (not `echo $HOME` there, whose output reaches nothing that runs);
+ * - a program that runs the names it finds or reads (`xargs bash`, `find -exec sh {} \;`,
+ *   `parallel`, `find` in a line that runs a file) may run any;
  * - a runner reads files it is not given (`npm test` runs package.json's scripts, `make` a
- *   Makefile, `pytest` conftest.py and test_*.py, `python -m x` x.py): those files by name.
+ *   Makefile, `pytest` conftest.py and test_*.py, `cargo` build.rs, `pip install .` setup.py,
+ *   `python -m x` x.py): those files by name.
  * `sh -c` and `eval` scripts are read in turn. A heuristic that leans towards naming.
  */
 import { basename } from "node:path";
@@ -58,7 +66,9 @@ const PYTEST_INPUTS = [
   "tox.ini",
 ];
 
-/** The files (by name, as globs) a runner reads and runs without being given them. */
+const PIP_INPUTS = ["setup.py", "pyproject.toml"];
+
+/** The files (by name, as globs, matched in either case) a runner reads and runs without being given them. */
 const RUNNER_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([
   ["npm", PACKAGE_SCRIPTS],
   ["npx", PACKAGE_SCRIPTS],
@@ -69,7 +79,69 @@ const RUNNER_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([
   ["pytest", PYTEST_INPUTS],
   ["py.test", PYTEST_INPUTS],
   ["tox", ["tox.ini", "pyproject.toml", "setup.cfg", "setup.py"]],
+  ["just", ["justfile", ".justfile"]],
+  ["rake", ["Rakefile", "Rakefile.rb", "*.rake"]],
+  ["cargo", ["build.rs", "Cargo.toml"]],
+  ["task", ["Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"]],
+  ["go-task", ["Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"]],
+  ["nox", ["noxfile.py"]],
+  ["grunt", ["Gruntfile.*"]],
+  ["gulp", ["gulpfile.*"]],
+  ["direnv", [".envrc", ".env"]],
 ]);
+
+/**
+ * Programs whose expansions, when their output is neither piped nor redirected, reach nothing that
+ * runs: they only show something, change no file, set no variable (not `printf -v`, not `export`).
+ */
+const SHOWS = new Set([
+  "echo",
+  "cd",
+  "pwd",
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "test",
+  "[",
+  "stat",
+  "file",
+  "du",
+  "which",
+  "type",
+  "date",
+  "sleep",
+  "true",
+  "false",
+]);
+
+/** pip and pip3 build (so run) a local project they install: `pip install .`, `-e ./x`. */
+const PIPS = new Set(["pip", "pip3"]);
+
+/** find's actions that run a command on what it finds. */
+const FIND_EXECS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+
+/** find's tests whose argument is a glob (`-name 'inst*'`), and those whose is a regex (any name). */
+const FIND_GLOBS = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-lname",
+  "-ilname",
+]);
+const FIND_REGEXES = new Set(["-regex", "-iregex"]);
+
+/**
+ * An extglob (`@(a|b)`, `+(`, `!(`, `*(`, `?(`: ksh's and zsh's, bash's with extglob on) may match
+ * any name; no glob of ours reads it. Looked for in the raw text, quoted or not: the lexer splits
+ * the word at its `(`, and quoting inside substitutions is not worth following for a lean.
+ */
+const EXTGLOB = /[@+!*?]\(/;
 
 /**
  * More work than this (the globs' tokens, times the files, times a name's longest) is not
@@ -92,13 +164,20 @@ function globbed(word: ShellWord): boolean {
   return !word.literal && /[*?[{]/.test(word.text);
 }
 
+/** The files a runner named `name` reads, given its arguments `args`. */
+function inputsOf(name: string, args: readonly string[]): readonly string[] {
+  if (!PIPS.has(name)) return RUNNER_INPUTS.get(name) ?? [];
+  const local = args.some((arg) => arg === "-e" || arg.startsWith("--editable") || /^[./~]|\//.test(arg));
+  return args.includes("install") && local ? PIP_INPUTS : [];
+}
+
 /** The runner inputs of a simple command: its program's, or those of the module `python -m` runs. */
 function runnerInputs(program: string, args: readonly string[]): readonly string[] {
   const flag = PYTHONS.has(program) ? args.indexOf("-m") : -1;
   const module = flag === -1 ? undefined : args[flag + 1];
-  if (module === undefined) return RUNNER_INPUTS.get(program) ?? [];
+  if (module === undefined) return inputsOf(program, args);
   const last = module.slice(module.lastIndexOf(".") + 1);
-  return [...(RUNNER_INPUTS.get(module) ?? []), `${last}.py`, "__main__.py", "__init__.py"];
+  return [...inputsOf(module, args.slice(flag + 2)), `${last}.py`, "__main__.py", "__init__.py"];
 }
 
 function addGlob(into: Unspelled, text: string): void {
@@ -107,11 +186,83 @@ function addGlob(into: Unspelled, text: string): void {
   into.globTokens += glob.length;
 }
 
-/** Read one script (a command line, or a `sh -c` / `eval` script in it) into `into`. */
-function read(script: string, into: Unspelled, depth: number): void {
+/** find's glob arguments, quoted or not (find matches them itself); a regex may match any name. */
+function addFindGlobs(texts: readonly string[], into: Unspelled): void {
+  if (!texts.some((text) => basename(text) === "find")) return;
+  for (const [i, text] of texts.entries()) {
+    const pattern = texts[i + 1];
+    if (pattern === undefined) continue;
+    if (FIND_GLOBS.has(text)) addGlob(into, pattern);
+    else if (FIND_REGEXES.has(text)) into.every = true;
+  }
+}
+
+/** The string xargs replaces with each name it reads (`-I %`, `-I%`, `-i`, `--replace`), if any. */
+function replaced(texts: readonly string[]): string | undefined {
+  for (const [i, text] of texts.entries()) {
+    if (text === "-I") return texts[i + 1];
+    if (text.startsWith("-I")) return text.slice(2);
+    if (text.startsWith("--replace=")) return text.slice("--replace=".length);
+    if (text === "-i" || text === "--replace") return "{}";
+  }
+  return undefined;
+}
+
+/**
+ * Whether a simple command runs, as commands or an interpreter's files, the names it is fed or
+ * finds: xargs running an interpreter (anywhere after it: its options are not all known) or the
+ * name itself (`xargs -I% ./%`); parallel (alone it runs its input lines); find's -exec, -ok and
+ * the like running an interpreter or what it found (`-exec {} \;`).
+ */
+function runsFoundNames(texts: readonly string[]): boolean {
+  const names = texts.map((text) => basename(text));
+  if (names.includes("parallel")) return true;
+  const xargs = names.indexOf("xargs");
+  if (xargs !== -1) {
+    const rest = texts.slice(xargs);
+    const { invoked } = programOf(rest);
+    const name = replaced(rest) ?? "{}";
+    if (names.slice(xargs + 1).some((n) => INTERPRETERS.has(n)) || (name !== "" && invoked.includes(name)))
+      return true;
+  }
+  if (!names.includes("find")) return false;
+  for (let i = 0; i < texts.length; i++) {
+    if (!FIND_EXECS.has(texts[i] as string)) continue;
+    // The action's command runs to its `;` or `+`: read once, so many -exec words cost no more.
+    let end = i + 1;
+    while (end < texts.length && texts[end] !== ";" && texts[end] !== "+") end++;
+    const { program, invoked } = programOf(texts.slice(i + 1, end));
+    if (INTERPRETERS.has(program) || invoked.includes("{}")) return true;
+    i = end;
+  }
+  return false;
+}
+
+/** Whether a simple command runs a file: an interpreter's, a program by path or expansion, a runner. */
+function runsFile(
+  program: string,
+  invoked: string,
+  programWord: ShellWord | undefined,
+  inputs: number,
+): boolean {
+  return INTERPRETERS.has(program) || invoked.includes("/") || programWord?.literal === false || inputs > 0;
+}
+
+/**
+ * Read one script (a command line, or a `sh -c` / `eval` script in it) into `into`. `outerRuns`:
+ * the line holding this script runs a file besides the shell reading it (so may run its output).
+ */
+function read(script: string, into: Unspelled, depth: number, outerRuns = false): void {
   // The lexer keeps no text of a substitution in its word: any word of such a script may hold one.
   const substitutes = script.includes("$(") || script.includes("`");
-  for (const command of lexCommandLine(script).commands) {
+  const expands = (word: ShellWord) => !word.literal && (substitutes || word.text.includes("$"));
+  if (EXTGLOB.test(script)) into.every = true;
+  const inners: string[] = [];
+  let expanded = false;
+  let lineRuns = outerRuns;
+  let finds = false;
+  const line = lexCommandLine(script);
+  for (const [index, command] of line.commands.entries()) {
     const words = command.words;
     const texts = words.map((word) => word.text);
     const { program, invoked, args } = programOf(texts);
@@ -120,22 +271,38 @@ function read(script: string, into: Unspelled, depth: number): void {
       texts[at] === invoked && (invoked !== "" || words[at]?.literal === false) ? words[at] : undefined;
     const inner = innerScript(program, args);
     const readsInner = inner !== undefined && depth < MAX_SCRIPT_NESTING;
+    const scripted = (word: ShellWord) =>
+      readsInner && !substitutes && (program === "eval" || word.text === inner);
     // Where a filled-in expansion chooses what runs: the program, and an interpreter's arguments
     // and stdin — but not the script of `sh -c`/`eval`, read in turn (its `$VAR`s are in its text).
     const running: ShellWord[] = programWord === undefined ? [] : [programWord];
     if (INTERPRETERS.has(program)) {
-      const argWords = words.slice(at + 1);
-      const scripted = (word: ShellWord) =>
-        readsInner && !substitutes && (program === "eval" || word.text === inner);
-      running.push(...argWords.filter((word) => !scripted(word)));
+      running.push(...words.slice(at + 1).filter((word) => !scripted(word)));
       running.push(...command.redirects.filter((r) => r.op.startsWith("<")).map((r) => r.target));
     }
-    if (running.some((word) => !word.literal && (substitutes || word.text.includes("$")))) into.every = true;
-    for (const word of into.runs ? running : [...words, ...command.redirects.map((r) => r.target)])
-      if (globbed(word)) addGlob(into, word.text);
-    for (const input of runnerInputs(program, args)) addGlob(into, input);
-    if (readsInner) read(inner, into, depth + 1);
+    if (running.some(expands) || runsFoundNames(texts)) into.every = true;
+    const inputs = runnerInputs(program, args);
+    // A shell only reading its `-c` script runs no file of its own: the script is read in turn.
+    if (runsFile(program, invoked, programWord, inputs.length) && !readsInner) lineRuns = true;
+    finds ||= program === "find";
+    const all = [...words.filter((word) => !scripted(word)), ...command.redirects.map((r) => r.target)];
+    // Its output may reach what runs (piped on, written to a file) unless it only shows something
+    // (and is not in a script whose own output may: `sh -c 'cat $X' | bash`).
+    const shows =
+      !outerRuns &&
+      SHOWS.has(program) &&
+      line.plain &&
+      line.joiners[index] !== "|" &&
+      !command.redirects.some((r) => r.op.includes(">"));
+    expanded ||= !shows && all.some(expands);
+    for (const word of into.runs ? running : all) if (globbed(word)) addGlob(into, word.text);
+    if (!into.runs) addFindGlobs(texts, into);
+    for (const input of inputs) addGlob(into, input);
+    if (readsInner) inners.push(inner);
   }
+  // In a line that runs a file, an expansion or a find anywhere may name the file it runs.
+  if (lineRuns && (finds || expanded)) into.every = true;
+  for (const inner of inners) read(inner, into, depth + 1, lineRuns);
 }
 
 /**
