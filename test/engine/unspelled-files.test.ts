@@ -26,6 +26,10 @@ describe("unspelled uses of a downloaded file", () => {
     "X=inst; ln -s ${X}all.sh Makefile && make",
     "X=inst; sh -c 'cat ${X}all.sh' | bash",
     "bash -c 'X=inst; cat ${X}all.sh | sh'",
+    // A file written under a new name by an expansion, for a later command to run by that name.
+    "X=inst; cp ${X}all.sh y",
+    "X=inst; echo ./${X}all.sh > y",
+    "X=inst; ln -s ${X}all.sh y 2>&1",
     // Programs that run the names they find or are fed.
     "find . -name 'inst*' -exec bash {} \\;",
     "find . -type f -execdir sh {} +",
@@ -78,6 +82,8 @@ describe("unspelled uses of a downloaded file", () => {
     // Downloads, but nothing here may reach them.
     ["echo $HOME; bash build.sh", downloaded],
     ["cd $HOME && ls -la", downloaded],
+    ["ls $HOME 2>&1 >/dev/null", downloaded],
+    ["echo $HOME >&2", downloaded],
     ["find . -name '*.txt' | xargs grep -l TODO", downloaded],
     ["pip install requests", new Set(["setup.py"])],
     ["ls | xargs -I{} cp {} backup/", downloaded],

@@ -10,7 +10,9 @@
  *   or an interpreter's argument goes (`$RUN`, `bash $(ls)`, `python3 -c "$CODE"`) may name any;
  *   so may one anywhere in a line that runs a file (an interpreter, a program by path or
  *   expansion, a runner): `cat ${X}all.sh | sh` and `cp $X y && bash y` run the file it names
- *   (not `echo $HOME` there, whose output reaches nothing that runs);
+ *   (not `echo $HOME` there, whose output reaches nothing that runs); and one anywhere in a
+ *   command that writes a file (`cp $X y`, `echo $X > y`), which a later command may run by its
+ *   new name;
  * - a program that runs the names it finds or reads (`xargs bash`, `find -exec sh {} \;`,
  *   `parallel`, `find` in a line that runs a file) may run any;
  * - a runner reads files it is not given (`npm test` runs package.json's scripts, `make` a
@@ -21,7 +23,7 @@
 import { basename } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
-import { lexCommandLine, type ShellWord } from "../../tools/shell/shell-words.js";
+import { lexCommandLine, type ShellRedirect, type ShellWord } from "../../tools/shell/shell-words.js";
 import { type Glob, globMatches, globSegment, MAX_NAME_CHARS } from "./shell-glob.js";
 
 /** Programs that run the file (or the stdin) they are given. */
@@ -116,6 +118,29 @@ const SHOWS = new Set([
   "true",
   "false",
 ]);
+
+/** Programs that write the files they are given, or their contents, under another name. */
+const COPIERS = new Set([
+  "cp",
+  "mv",
+  "ln",
+  "link",
+  "install",
+  "rsync",
+  "dd",
+  "tee",
+  "tar",
+  "cpio",
+  "zip",
+  "unzip",
+]);
+
+/** Whether a redirection writes a file (not `2>&1`, `>&-`, nor into /dev/null). */
+function writesFile(redirect: ShellRedirect): boolean {
+  const target = redirect.target.text;
+  if (!redirect.op.includes(">") || target === "/dev/null") return false;
+  return !(redirect.op.endsWith("&") && /^(\d+|-)$/.test(target));
+}
 
 /** pip and pip3 build (so run) a local project they install: `pip install .`, `-e ./x`. */
 const PIPS = new Set(["pip", "pip3"]);
@@ -286,14 +311,12 @@ function read(script: string, into: Unspelled, depth: number, outerRuns = false)
     if (runsFile(program, invoked, programWord, inputs.length) && !readsInner) lineRuns = true;
     finds ||= program === "find";
     const all = [...words.filter((word) => !scripted(word)), ...command.redirects.map((r) => r.target)];
+    // A file it writes may be run later, by a command naming it only (`cp $X y`, then `bash y`).
+    const writes = COPIERS.has(program) || command.redirects.some(writesFile);
+    if (writes && all.some(expands)) into.every = true;
     // Its output may reach what runs (piped on, written to a file) unless it only shows something
     // (and is not in a script whose own output may: `sh -c 'cat $X' | bash`).
-    const shows =
-      !outerRuns &&
-      SHOWS.has(program) &&
-      line.plain &&
-      line.joiners[index] !== "|" &&
-      !command.redirects.some((r) => r.op.includes(">"));
+    const shows = !outerRuns && SHOWS.has(program) && line.plain && line.joiners[index] !== "|" && !writes;
     expanded ||= !shows && all.some(expands);
     for (const word of into.runs ? running : all) if (globbed(word)) addGlob(into, word.text);
     if (!into.runs) addFindGlobs(texts, into);
