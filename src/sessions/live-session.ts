@@ -77,10 +77,7 @@ export class LiveSession {
   /** The running pump (turns one after another under the session lock), if any. */
   pump: Promise<void> | undefined;
   activeTurn: ActiveTurn | undefined;
-  /**
-   * Who pressed Retry on the last turn (a control button), until the pump takes it; the retry runs
-   * as the turn's requester (retry-requester.ts).
-   */
+  /** Who pressed Retry on the last turn, until the pump takes it (it runs as the requester: retry-requester.ts). */
   retryBy: PlatformUser | undefined;
   /** In-flight operations using this instance (it must not be evicted meanwhile). */
   holds = 0;
@@ -171,9 +168,8 @@ export class LiveSession {
   }
 
   /**
-   * Wrap the record of a session created just now (its history is empty: nothing is read). Its
-   * downloaded files are its workspace's, as read by the last `stores.downloads.current()`, which
-   * the caller awaits first.
+   * Wrap the record of a session created just now (empty history: nothing is read); its downloaded
+   * files are its workspace's as the last `stores.downloads.current()` read them (awaited first).
    */
   static create(record: SessionRecord, stores: LiveSessionStores): LiveSession {
     return new LiveSession(
