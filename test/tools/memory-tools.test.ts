@@ -259,8 +259,9 @@ describe("memory tools", () => {
     expect((await shared.list(undefined, "slack:T1:C1")).map((item) => item.id)).toEqual(["c2"]);
   });
 
-  it("a record an editor took over before keeps its author's rights: the author may change it, the taker may not", async () => {
-    await store.space("memory").set(
+  /** A channel note Alice wrote that Mallory took over under the old code (saved by Mallory). */
+  const storeTakenOverNote = () =>
+    store.space("memory").set(
       "list:channel:slack:T1:C1",
       toVersioned("memory-list", [
         {
@@ -276,6 +277,9 @@ describe("memory tools", () => {
         },
       ]),
     );
+
+  it("a record an editor took over before keeps its author's rights: the author may change it, the taker may not", async () => {
+    await storeTakenOverNote();
     const { update, forget } = tools();
     const mallory = makeContext({ userId: "UMALLORY" });
     expect((await call(update, { id: "m7", content: "again", summary: "s" }, mallory)).output).toMatch(
@@ -286,22 +290,7 @@ describe("memory tools", () => {
   });
 
   it("names the author of a record an editor took over before, in the instructions and on the card alike", async () => {
-    await store.space("memory").set(
-      "list:channel:slack:T1:C1",
-      toVersioned("memory-list", [
-        {
-          id: "m7",
-          scope: "channel",
-          content: "rewritten by Mallory",
-          summary: "s",
-          createdBy: "UALICE",
-          createdAt: "2026-11-01T00:00:00Z",
-          updatedAt: "2026-11-02T00:00:00Z",
-          savedBy: "UMALLORY",
-          savedByName: "Mallory",
-        },
-      ]),
-    );
+    await storeTakenOverNote();
     const shared = new MemoryStore(store.space("memory"), { now: () => new Date("2026-11-29T10:00:00Z") });
     expect(await shared.memoryBlock(undefined, "slack:T1:C1")).toContain(
       "- [m7] rewritten by Mallory (saved by user id UALICE, 2026-11-02)",
