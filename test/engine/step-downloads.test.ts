@@ -43,4 +43,18 @@ describe("stepDownloadedFiles", () => {
     const of = stepDownloadedFiles([serial(), beside(), serial("sh a.sh")], session);
     expect(of(2)).toBe(session);
   });
+
+  it("foresees the folder of an extraction whose archive the session or an earlier call downloads", () => {
+    const of = stepDownloadedFiles(
+      [
+        serial("curl -o a.tgz https://x.test/a.tgz"),
+        serial("tar xzf a.tgz -C a"),
+        serial("unzip old.zip -d o"),
+        serial("unzip other.zip -d p"),
+        serial("bash a/run.sh"),
+      ],
+      new Set(["/work/old.zip"]),
+    );
+    expect([...of(4)]).toEqual(["/work/old.zip", "a.tgz", "a/", "o/"]);
+  });
 });

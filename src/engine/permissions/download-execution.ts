@@ -7,7 +7,9 @@
  * - it names a file the agent downloaded into the workspace before — in any session on it, the
  *   thread's earlier ones (before "new") or another conversation's (sessions/workspace-
  *   downloads.ts) — as a word, or inside one (such as
- *   `python3 -c "exec(open('get.py').read())"`));
+ *   `python3 -c "exec(open('get.py').read())"`)), or a path under a folder it downloaded (a git
+ *   clone, an extracted download: tools/shell/folder-downloads.ts), `bash repo/install.sh`; a
+ *   folder extracted into the command's own directory (`./`) holds any relative path;
  * - it may use one without spelling its name (unspelled-files.ts): a glob that matches it
  *   (`bash inst?ll.sh`, `./bin/too[l]`), an expansion where a program or an interpreter's argument
  *   goes (`bash $(ls)`, `$RUN`), a runner that reads it (`make` after a downloaded Makefile);
@@ -17,6 +19,7 @@
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`).
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
+import { posix } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
 import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
@@ -24,11 +27,21 @@ import { lexCommandLine, type ShellCommand } from "../../tools/shell/shell-words
 import { lexedCommandWords } from "./hard-deny-commands.js";
 import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
 
+/** A path without `.` and `..` segments, doubled or trailing slashes (`.` itself is ""). */
 function normalisePath(path: string): string {
-  return trimTrailing(path.replace(/^\.\//, ""), "/");
+  const normal = trimTrailing(posix.normalize(path), "/");
+  return normal === "." ? "" : normal;
 }
 
-/** Whether one of `words` is one of `files`, by path or by file name. */
+/** Whether `word` is a path under the folder `dir` (its path or name): `repo/x.sh`, `a/repo/x.sh`. */
+function under(word: string, dir: string): boolean {
+  return word.startsWith(`${dir}/`) || word.includes(`/${dir}/`);
+}
+
+/**
+ * Whether one of `words` is one of `files`, by path or by file name, or a path under one of them
+ * that is a folder (ending in `/`; `./`, the command's directory, holds every relative path).
+ */
 function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean {
   const names = words.map(normalisePath);
   for (const file of files) {
@@ -36,6 +49,9 @@ function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean
     const name = path.slice(path.lastIndexOf("/") + 1);
     if (names.some((w) => w === path || w.endsWith(`/${path}`) || w === name || w.endsWith(`/${name}`)))
       return true;
+    if (!file.endsWith("/")) continue;
+    if (path === "" && names.some((w) => w !== "" && !w.startsWith("/") && !w.startsWith("-"))) return true;
+    if (path !== "" && names.some((w) => under(w, path) || under(w, name))) return true;
   }
   return false;
 }

@@ -7,7 +7,8 @@
  * that runs beside its neighbours every later one that does too (which of them share a batch is
  * known only once all are decided). What a call would download is read from its command with the
  * shell tool's own detection (detectDownloads), as written: the rule matches files by path or by
- * name (download-execution.ts). The session's facts stay as they are: a call's view is its own set.
+ * name, and paths under folders (download-execution.ts); an extraction counts when the session or
+ * an earlier call downloads its archive. The session's facts stay as they are: a call's view is its own set.
  */
 import { detectDownloads } from "../../tools/shell/downloads.js";
 
@@ -27,7 +28,19 @@ export function stepDownloadedFiles(
   calls: readonly StepCall[],
   session: ReadonlySet<string>,
 ): (index: number) => ReadonlySet<string> {
-  const foreseen = calls.map((call) => (call.command === undefined ? [] : detectDownloads(call.command)));
+  // An archive the session or an earlier call downloads is a download when a call extracts it.
+  const earlier: string[] = [];
+  const known = {
+    *[Symbol.iterator]() {
+      yield* session;
+      yield* earlier;
+    },
+  };
+  const foreseen = calls.map((call) => {
+    const found = call.command === undefined ? [] : detectDownloads(call.command, known);
+    for (const file of found) earlier.push(file);
+    return found;
+  });
   return (index) => {
     const concurrent = calls[index]?.concurrent === true;
     const files = foreseen.flatMap((found, i) =>

@@ -1,13 +1,15 @@
 /**
  * Download provenance for shell commands: which files a command downloads (curl -o/-O, wget,
- * `curl … > file`, `curl … | tee file`), so they can be recorded in the session facts. The
- * permission engine asks a person before anything runs them (engine/permissions/
- * download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
+ * `curl … > file`, `curl … | tee file`) and which folders it fills from elsewhere (a git clone, an
+ * extracted download: folder-downloads.ts, written with a trailing `/`), so they can be recorded
+ * in the session facts. The permission engine asks a person before anything runs them (or a file
+ * under them: engine/permissions/download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
  * `$'\x63url' -o x.sh …` is curl too); they lean towards flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
+import { folderDownloads } from "./folder-downloads.js";
 import { programOf } from "./shell-program.js";
 import { lexCommandLine } from "./shell-words.js";
 
@@ -79,9 +81,15 @@ function wgetTargets(args: readonly string[]): string[] {
       if (!rest) i += 1;
       if (arg[at] === "O") document = value;
       else prefix = value;
-    } else if (urlBasename(arg) !== undefined || /^https?:\/\/[^/]+\/?$/.test(arg)) urls.push(arg);
+    } else if (/^(https?|ftps?):\/\/[^/]/.test(arg) && URL.canParse(arg)) urls.push(arg);
   }
   if (document !== undefined) return document === "-" ? [] : [document];
+  // A recursive fetch fills the host's folder, or the prefix itself without host folders.
+  const recursive = args.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
+  if (recursive) {
+    const flat = args.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
+    return urls.map((url) => `${path.join(prefix, flat ? "." : new URL(url).host)}/`);
+  }
   return urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
 }
 
@@ -105,8 +113,19 @@ function stepsOf(command: string): Step[] {
   }));
 }
 
-/** Files a command line would download, as written (relative to the command's directory). */
-export function detectDownloads(command: string): string[] {
+/** Whether `file` (a path as written) has the name of one of `files`. */
+function namedIn(file: string, files: Iterable<string>): boolean {
+  const name = path.posix.basename(file);
+  for (const known of files) if (path.posix.basename(known) === name) return true;
+  return false;
+}
+
+/**
+ * Files (and folders, ending in `/`) a command line would download, as written (relative to the
+ * command's directory). `downloaded`: the files recorded before, whose extraction is a download too
+ * (matched by name, as the permission rule matches them).
+ */
+export function detectDownloads(command: string, downloaded: Iterable<string> = []): string[] {
   const targets: string[] = [];
   // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
   const add = (found: readonly string[]) => {
@@ -123,15 +142,25 @@ export function detectDownloads(command: string): string[] {
       add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
     }
     if (pipelineHasDownloader && program === "tee") add(args.filter((arg) => !arg.startsWith("-")));
+    const fedByDownload = pipelineHasDownloader;
+    const isDownload = (archive: string) =>
+      archive === "-" ? fedByDownload : namedIn(archive, targets) || namedIn(archive, downloaded);
+    add(folderDownloads(program, args, isDownload));
     pipelineHasDownloader ||= downloads;
   }
   return [...new Set(targets)];
 }
 
-/** Record the files a finished command downloaded, as real absolute paths, in the session facts. */
+/**
+ * Record the files (and folders, ending in `/`) a finished command downloaded, as real absolute
+ * paths, in the session facts.
+ */
 export async function recordDownloads(command: string, cwd: string, facts: SessionFacts): Promise<string[]> {
   const files = await Promise.all(
-    detectDownloads(command).map((file) => realpathOfMaybeMissing(path.resolve(cwd, file))),
+    detectDownloads(command, facts.downloadedFiles).map(async (file) => {
+      const real = await realpathOfMaybeMissing(path.resolve(cwd, file));
+      return file.endsWith("/") && !real.endsWith("/") ? `${real}/` : real;
+    }),
   );
   for (const file of files) facts.downloadedFiles.add(file);
   return files;
