@@ -4,17 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { startOrStop } from "../../src/app/start-or-stop.js";
-
-/** A promise with its resolve and reject in hand. */
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from "../support/deferred.js";
 
 /**
  * A channel as SlackChannel is: its start first identifies itself (nothing to stop yet), then

@@ -6,6 +6,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import { abortableReader, raceAbort } from "../../src/core/abort.js";
+import { deferred } from "../support/deferred.js";
 
 /** An iterator whose results the test settles by hand, in order. */
 function manualSource<T>() {
@@ -16,21 +17,10 @@ function manualSource<T>() {
   return { iterator, pending };
 }
 
-/** A promise the test settles by hand. */
-function manualPromise<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
 describe("raceAbort", () => {
   it("settles with the value and removes its abort listener", async () => {
     const controller = new AbortController();
-    const work = manualPromise<string>();
+    const work = deferred<string>();
     const raced = raceAbort(work.promise, controller.signal);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
     work.resolve("done");
@@ -40,7 +30,7 @@ describe("raceAbort", () => {
 
   it("ends at the abort while the work goes on, and swallows the work's later failure", async () => {
     const controller = new AbortController();
-    const work = manualPromise<string>();
+    const work = deferred<string>();
     const raced = raceAbort(work.promise, controller.signal);
     controller.abort();
     expect(await raced).toEqual({ aborted: true });
@@ -51,7 +41,7 @@ describe("raceAbort", () => {
   it("answers an already aborted signal at once, without a listener, and swallows the later failure", async () => {
     const controller = new AbortController();
     controller.abort();
-    const work = manualPromise<string>();
+    const work = deferred<string>();
     const listen = vi.spyOn(controller.signal, "addEventListener");
     expect(await raceAbort(work.promise, controller.signal)).toEqual({ aborted: true });
     expect(listen).not.toHaveBeenCalled();
@@ -61,7 +51,7 @@ describe("raceAbort", () => {
 
   it("passes a failure that came before any abort and removes its abort listener", async () => {
     const controller = new AbortController();
-    const work = manualPromise<string>();
+    const work = deferred<string>();
     const raced = raceAbort(work.promise, controller.signal);
     work.reject(new Error("lookup failed"));
     await expect(raced).rejects.toThrow("lookup failed");
