@@ -123,15 +123,17 @@ function settleFirst<T>(
       reject(new BotApiTimeout(method, deadlineMs));
       abort();
     }, deadlineMs);
+    const settled = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    };
     answer.then(
       (value) => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", abort);
+        settled();
         resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", abort);
+        settled();
         reject(error);
       },
     );
