@@ -28,13 +28,12 @@ function settleOutcome<T>(
  * of the promise after the abort is swallowed (the work was abandoned).
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<Raced<T>> {
+  if (signal.aborted) {
+    // The work is abandoned already: its later rejection is swallowed rather than unhandled.
+    promise.catch(() => undefined);
+    return Promise.resolve(ABORTED);
+  }
   return new Promise<Raced<T>>((resolve, reject) => {
-    if (signal.aborted) {
-      resolve(ABORTED);
-      // Still watch the promise, so its later rejection is swallowed rather than unhandled.
-      settleOutcome(promise, signal, resolve, reject);
-      return;
-    }
     const onAbort = () => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
     settleOutcome(
