@@ -52,10 +52,25 @@ function record(overrides: Partial<DenialRecord> = {}): DenialRecord {
 
 type Denial = Parameters<ReturnType<ReviewerDenials["reporterFor"]>>[0];
 
-/** Report a denial for `requester`; its card, and the grants pressing "Allow anyway" on it gave. */
-async function report(denial: Denial, requester = REQUESTER) {
-  const posted: Card[] = [];
-  const granted: Grant[] = [];
+/** A denial of `ls`, the call the tests of who may press report. */
+const LS_DENIAL: Denial = {
+  callId: "c1",
+  tool: "run_command",
+  args: { command: "ls" },
+  summary: "ls",
+  reason: "no",
+};
+
+/**
+ * Denials on `store`, as a process with `config`'s approvers (and per-channel ones) has them; the
+ * cards it posts go to `posted`, the grants pressing "Allow anyway" gives to `granted`.
+ */
+function denialsOn(
+  store: Awaited<ReturnType<typeof createStore>>,
+  config: { approvers: string[]; perChannel?: Record<string, string[]> },
+  posted: Card[] = [],
+  granted: Grant[] = [],
+): ReviewerDenials {
   const output = {
     postCard: async (card: Card): Promise<CardRef> => {
       posted.push(card);
@@ -63,8 +78,8 @@ async function report(denial: Denial, requester = REQUESTER) {
     },
     updateCard: async () => undefined,
   } as unknown as ThreadOutput;
-  const denials = new ReviewerDenials({
-    store: await createStore({ url: "memory:", dataDir: tempDir() }),
+  return new ReviewerDenials({
+    store,
     host: {
       outputFor: () => output,
       grant: async (_session, grant) => {
@@ -73,10 +88,18 @@ async function report(denial: Denial, requester = REQUESTER) {
       },
       audit: () => undefined,
     },
-    config: { approvers: [], ttlMs: 60_000 },
+    config: { ...config, ttlMs: 60_000 },
     logger: pino({ level: "silent" }),
     now: () => new Date("2026-01-02T03:04:05.000Z"),
   });
+}
+
+/** Report a denial for `requester`; its card, and the grants pressing "Allow anyway" on it gave. */
+async function report(denial: Denial, requester = REQUESTER) {
+  const posted: Card[] = [];
+  const granted: Grant[] = [];
+  const store = await createStore({ url: "memory:", dataDir: tempDir() });
+  const denials = denialsOn(store, { approvers: [] }, posted, granted);
   await denials.reporterFor(() => ({ sessionId: "s1", target: TARGET, requester }))(denial);
   expect(posted).toHaveLength(1);
   return { card: posted[0]!, denials, granted };
@@ -165,13 +188,6 @@ describe("a reviewer denial's card", () => {
 
 describe("who asked, on a reviewer denial's card and in the answers to its presses", () => {
   const mallory = { platform: "slack", userId: "U0MALLORY", name: "Boss" };
-  const denial: Denial = {
-    callId: "c1",
-    tool: "run_command",
-    args: { command: "ls" },
-    summary: "ls",
-    reason: "no",
-  };
   const press = (pendingId: string, id: string, name: string) =>
     ({ kind: "card", platform: "slack", pendingId, action: "allow_anyway", user: { id, name } }) as const;
 
@@ -202,7 +218,7 @@ describe("who asked, on a reviewer denial's card and in the answers to its press
   });
 
   it("refusals and grants name the requester and the first presser with their user ids", async () => {
-    const { card, denials } = await report(denial, mallory);
+    const { card, denials } = await report(LS_DENIAL, mallory);
     expect(await denials.press(press(card.pendingId, "U0EVE", "Boss"))).toEqual({
       status: "not_allowed",
       message: "Only Boss (id U0MALLORY) or a configured approver can allow this.",
@@ -220,58 +236,23 @@ describe("who asked, on a reviewer denial's card and in the answers to its press
 });
 
 describe("who may press Allow anyway on a denial raised under an older approvals configuration", () => {
-  const denial: Denial = {
-    callId: "c1",
-    tool: "run_command",
-    args: { command: "ls" },
-    summary: "ls",
-    reason: "no",
-  };
   const press = (pendingId: string, id: string) =>
     ({ kind: "card", platform: "slack", pendingId, action: "allow_anyway", user: { id, name: id } }) as const;
-
-  /**
-   * Denials on one store, as a process with `approvers` (and `perChannel`) configured has them;
-   * the cards it posts go to `posted`.
-   */
-  const denialsUnder = (
-    store: Awaited<ReturnType<typeof createStore>>,
-    config: { approvers: string[]; perChannel?: Record<string, string[]> },
-    posted: Card[] = [],
-  ) =>
-    new ReviewerDenials({
-      store,
-      host: {
-        outputFor: () =>
-          ({
-            postCard: async (card: Card) => {
-              posted.push(card);
-              return { messageId: "m1" };
-            },
-            updateCard: async () => undefined,
-          }) as unknown as ThreadOutput,
-        grant: async () => true,
-        audit: () => undefined,
-      },
-      config: { ...config, ttlMs: 60_000 },
-      logger: pino({ level: "silent" }),
-      now: () => new Date("2026-01-02T03:04:05.000Z"),
-    });
 
   it("an approver removed since is refused; the requester and an approver still configured may", async () => {
     const store = await createStore({ url: "memory:", dataDir: tempDir() });
     const posted: Card[] = [];
-    const raisedUnder = denialsUnder(
+    const raisedUnder = denialsOn(
       store,
       { approvers: ["slack:U_BOSS", "slack:U_KEPT"], perChannel: { "slack:C1": ["slack:U_LEAD"] } },
       posted,
     );
     const report = raisedUnder.reporterFor(() => ({ sessionId: "s1", target: TARGET, requester: REQUESTER }));
-    await report(denial);
-    await report(denial);
+    await report(LS_DENIAL);
+    await report(LS_DENIAL);
     const [first, second] = posted.map((card) => card.pendingId);
     // Restarted on a configuration without the boss and without the channel's lead.
-    const now = denialsUnder(store, { approvers: ["slack:U_KEPT"] });
+    const now = denialsOn(store, { approvers: ["slack:U_KEPT"] });
     for (const gone of ["U_BOSS", "U_LEAD"])
       expect(await now.press(press(first!, gone))).toEqual({
         status: "not_allowed",
