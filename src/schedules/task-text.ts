@@ -4,12 +4,13 @@
  * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked
  * input of a scheduled run, which says when its text is the agent's own words rather than a
  * person's; also the short pieces of the notices about a task (its kind, its creator's DM, its text
- * and lastResult clipped whole characters at a time, the text escaped). What people read is
- * markdown, and a task's text (a person's or the model's words, a wake-up's note) goes in as plain
+ * and lastResult clipped whole characters at a time, the text on one line and escaped). What people
+ * read is markdown, and a task's text (a person's or the model's words, a wake-up's note) goes in as plain
  * text (markdownLiteral), never as a link, a mention or formatting; a run's input, which only the
  * model reads, quotes it as written.
  */
 import { markdownLiteral } from "../core/person-text.js";
+import { clipLine } from "../core/one-line.js";
 import { clip } from "../core/surrogate-pairs.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
@@ -158,12 +159,13 @@ export const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "
 const NOTICE_PROMPT_CHARS = 80;
 
 /**
- * A task's text as a notice about it (a pause) quotes it: at most NOTICE_PROMPT_CHARS characters,
- * the "…" marking a cut included, never half an emoji, then escaped as plain text (markdownLiteral)
- * so it never formats, links or mentions; clipped before escaping, so a cut never splits an escape.
+ * A task's text as a notice about it (a pause) quotes it inside a sentence: on one line, at most
+ * NOTICE_PROMPT_CHARS characters, the "…" marking a cut included, never half an emoji (clipLine),
+ * then escaped as plain text (markdownLiteral) so it never formats, links or mentions; clipped
+ * before escaping, so a cut never splits an escape.
  */
 export function noticeExcerpt(task: Pick<ScheduledTask, "prompt">): string {
-  return markdownLiteral(clip(task.prompt, NOTICE_PROMPT_CHARS));
+  return markdownLiteral(clipLine(task.prompt, NOTICE_PROMPT_CHARS));
 }
 
 /** The most characters a task's lastResult (and its statusNote) keeps. */

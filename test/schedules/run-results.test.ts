@@ -252,6 +252,16 @@ describe("a run the session layer could not take", () => {
     ]);
   });
 
+  it("the paused notice quotes a task's text of several lines on one line, inside its sentence", async () => {
+    const h = await one();
+    await created(h, { prompt: "check the deploy\n\nthen report", at: iso(T0 + 10 * MIN) });
+    h.sessions.wake = rejecting("the session layer is shutting down");
+    await advance([h], 80 * MIN);
+    expect(h.sessions.notices.map((n) => n.text)).toEqual([
+      expect.stringContaining(`("check the deploy then report")`),
+    ]);
+  });
+
   it("a reason cut to fit the task's lastResult never leaves half an emoji", async () => {
     const h = await one();
     // errorText keeps 160 characters: its cut at 159 falls between the emoji's two halves.
