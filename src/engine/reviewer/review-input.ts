@@ -23,6 +23,7 @@ import { type ConversationMessage, writtenByOther } from "../../core/messages.js
 import { isAgentNote } from "../../core/agent-note.js";
 import { clipLine, oneLine as flattened } from "../../core/one-line.js";
 import { clip } from "../../core/surrogate-pairs.js";
+import { trimTrailing } from "../../core/trim-trailing.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { isPersonMessage } from "../outside-reads.js";
 import { unspelledUses } from "../permissions/unspelled-files.js";
@@ -166,14 +167,19 @@ export function reviewLinesOf(history: readonly ConversationMessage[], requester
   };
 }
 
+/**
+ * Whether a string argument spells `file`: its path or name, `./` before it or (a folder, recorded
+ * with a trailing `/`) `/` after it aside.
+ */
 function mentions(args: Readonly<Record<string, unknown>>, file: string): boolean {
-  const path = file.replace(/^\.\//, "");
+  const path = trimTrailing(file.replace(/^\.\//, ""), "/");
   const name = path.slice(path.lastIndexOf("/") + 1);
+  if (name === "") return false;
   const strings = Object.values(args).filter((v): v is string => typeof v === "string");
   return strings.some((value) =>
     value
       .split(/[\s;&|<>()`'"=]+/)
-      .map((token) => token.replace(/^\.\//, ""))
+      .map((token) => trimTrailing(token.replace(/^\.\//, ""), "/"))
       .some((token) => token === path || token.endsWith(`/${path}`) || token === name),
   );
 }

@@ -64,4 +64,13 @@ describe("callFacts for a command that does not spell a file's name", () => {
       "3 more files the agent wrote or downloaded may be used by the call the same way.",
     );
   });
+
+  it("a downloaded folder is spelled by its path or name, not by an empty token", () => {
+    const folder = "/ws/repo/";
+    const fact = '"/ws/repo/" was downloaded into the workspace by the agent.';
+    // A leading quote split off an empty token, which matched the folder's empty last segment.
+    expect(facts("bash -c 'ls'", [], [folder])).toEqual([]);
+    expect(facts("cd repo && ls", [], [folder])).toEqual([fact]);
+    expect(facts("ls /ws/repo/", [], [folder])).toEqual([fact]);
+  });
 });
