@@ -142,10 +142,11 @@ export function detectDownloads(command: string, downloaded: Iterable<string> = 
       add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
     }
     if (pipelineHasDownloader && program === "tee") add(args.filter((arg) => !arg.startsWith("-")));
-    const fedByDownload = pipelineHasDownloader;
-    const isDownload = (archive: string) =>
-      archive === "-" ? fedByDownload : namedIn(archive, targets) || namedIn(archive, downloaded);
-    add(folderDownloads(program, args, isDownload));
+    add(
+      folderDownloads(program, args, (archive) =>
+        archive === "-" ? pipelineHasDownloader : namedIn(archive, targets) || namedIn(archive, downloaded),
+      ),
+    );
     pipelineHasDownloader ||= downloads;
   }
   return [...new Set(targets)];
