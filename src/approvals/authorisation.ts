@@ -158,7 +158,7 @@ export function withLiveDeciders<T extends LiveDecided>(
   const starter =
     item.startedBy?.userId ?? (item.mayLoosen?.includes(requesterId) ? requester.userId : undefined);
   const looseners = new Set(loosenersFor(config, target, starter));
-  const configured = new Set([...config.approvers, ...channelApprovers(config, target)]);
+  const configured = new Set(configuredApprovers(config, target));
   const decides = (id: string) => id === requesterId || configured.has(id) || looseners.has(id);
   return {
     ...item,
