@@ -114,7 +114,11 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
-    this.chains = new WakeChains(options.store.space("schedules"), this.settings.maxWakeChain);
+    this.chains = new WakeChains(
+      options.store.space("schedules"),
+      this.settings.maxWakeChain,
+      options.onError ?? (() => undefined),
+    );
     this.wakes = new WakeLater({
       budget: options.wakeBudget,
       chains: this.chains,
@@ -182,20 +186,15 @@ export class ScheduleService {
     const plan = await this.planFor(caller, args);
     if (!plan.ok) return plan;
     const by = args.promptBy ?? "agent";
-    const link = by === "person" ? undefined : await this.chains.link(args.wokenBy);
-    if (link?.ok === false) return link;
-    let task: ScheduledTask | string | undefined;
-    try {
-      const id = newTaskId("task");
-      // Kept before the task can run, so the turn its run starts finds its depth.
-      if (link !== undefined) await this.chains.record(id, link.depth, plan, this.clock.now());
-      task = await this.add(caller, "task", { text: args.prompt, by }, plan, id);
-    } finally {
-      if (typeof task !== "object")
-        await link
-          ?.release()
-          .catch((error: unknown) => this.options.onError?.(error, "giving back a scheduled run's follower"));
-    }
+    const id = newTaskId("task");
+    const add = () => this.add(caller, "task", { text: args.prompt, by }, plan, id);
+    // A task a person approved is no link of a chain: its runs start new ones.
+    const task =
+      by === "person"
+        ? await add()
+        : await this.chains
+            .extend(args.wokenBy, id, plan, this.clock.now(), add)
+            .then((linked) => (linked.ok ? linked.made : linked.message));
     if (typeof task === "string") return { ok: false, message: task };
     const next = formatIn(plan.firstMs, plan.zone);
     return {

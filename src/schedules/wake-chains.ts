@@ -44,7 +44,7 @@ export interface ChainRun {
  * The place a new wake-up takes in its chain (`depth`, 1 for the first; `release` gives the
  * waking turn's one follower back when no wake-up is made after all), or why it may not be set.
  */
-export type ChainLink =
+type ChainLink =
   | { readonly ok: true; readonly depth: number; readonly release: () => Promise<void> }
   | { readonly ok: false; readonly message: string };
 
@@ -56,14 +56,45 @@ export class WakeChains {
   constructor(
     private readonly space: KeyValueSpace,
     private readonly maxDepth: number,
+    private readonly onError: (error: unknown, context: string) => void,
   ) {}
+
+  /**
+   * Make wake-up or task `id` (its schedule, first due at `firstMs`) the next link of the chain of
+   * the run that started the calling turn (`startedBy`; undefined: no scheduled run did): its depth
+   * is kept before `make` stores it, so the turn its run starts finds it, and the run's one
+   * follower taken is given back when `make` stores nothing (its refusal, as text) or throws. The
+   * made task with its depth, or why it may not be set.
+   */
+  async extend<T extends object>(
+    startedBy: ChainRun | undefined,
+    id: string,
+    when: { readonly schedule: TaskSchedule; readonly firstMs: number },
+    nowMs: number,
+    make: () => Promise<T | string>,
+  ): Promise<
+    | { readonly ok: true; readonly made: T; readonly depth: number }
+    | { readonly ok: false; readonly message: string }
+  > {
+    const link = await this.link(startedBy);
+    if (!link.ok) return link;
+    let made: T | string | undefined;
+    try {
+      await this.record(id, link.depth, when, nowMs);
+      made = await make();
+    } finally {
+      if (typeof made !== "object")
+        await link.release().catch((error: unknown) => this.onError(error, "giving back a chain's follower"));
+    }
+    return typeof made === "string" ? { ok: false, message: made } : { ok: true, made, depth: link.depth };
+  }
 
   /**
    * The link for a wake-up (or an agent's task) set by a turn that `startedBy` started, or by a
    * turn no scheduled run started (undefined). Taking a follower of that run is atomic across
    * processes.
    */
-  async link(startedBy: ChainRun | undefined): Promise<ChainLink> {
+  private async link(startedBy: ChainRun | undefined): Promise<ChainLink> {
     if (startedBy === undefined) return fresh;
     const { taskId } = startedBy;
     const wake = isWakeId(taskId);
@@ -98,7 +129,7 @@ export class WakeChains {
    * Keep the depth of wake-up or task `taskId` (its schedule, first due at `firstMs`) until a while
    * after its last run is due; a repeating task with no end, as long as the store keeps it.
    */
-  async record(
+  private async record(
     taskId: string,
     depth: number,
     when: { readonly schedule: TaskSchedule; readonly firstMs: number },

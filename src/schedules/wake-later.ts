@@ -77,27 +77,20 @@ export class WakeLater {
     try {
       const plan = planWake(args, await this.deps.zoneFor(caller), now, settings);
       if (!plan.ok) return plan;
-      const link = await chains.link(args.wokenBy);
-      if (!link.ok) return link;
-      try {
-        const id = newTaskId("wake");
-        // Kept before the wake-up can fire, so the turn it starts finds its depth.
-        await chains.record(id, link.depth, plan, now);
-        const task = await this.deps.add(caller, { text: args.note, by: "agent" }, plan, id);
-        if (typeof task === "string") return { ok: false, message: task };
-        made = true;
-        const chain =
-          link.depth > 1
-            ? ` It is wake-up ${link.depth} of at most ${chains.limit} in a row set with no person asking; after that, ask the person.`
-            : "";
-        return {
-          ok: true,
-          message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).${chain}`,
-        };
-      } finally {
-        if (!made)
-          await link.release().catch((error: unknown) => onError(error, "giving back a wake-up's follower"));
-      }
+      const id = newTaskId("wake");
+      const linked = await chains.extend(args.wokenBy, id, plan, now, () =>
+        this.deps.add(caller, { text: args.note, by: "agent" }, plan, id),
+      );
+      if (!linked.ok) return linked;
+      made = true;
+      const chain =
+        linked.depth > 1
+          ? ` It is wake-up ${linked.depth} of at most ${chains.limit} in a row set with no person asking; after that, ask the person.`
+          : "";
+      return {
+        ok: true,
+        message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${linked.made.id}).${chain}`,
+      };
     } finally {
       if (!made) await slot.release().catch((error: unknown) => onError(error, "giving back a wake-up slot"));
     }
