@@ -145,11 +145,6 @@ export class WakeChains {
     if (lastDueMs === undefined) await this.space.set(depthKey(taskId), depth);
     else await this.space.set(depthKey(taskId), depth, Math.max(0, lastDueMs - nowMs) + KEEP_AFTER_DUE_MS);
   }
-
-  /** The most wake-ups in a row a chain may have. */
-  get limit(): number {
-    return this.maxDepth;
-  }
 }
 
 /** "st", "nd", "rd" or "th" after a count. */

@@ -85,7 +85,7 @@ export class WakeLater {
       made = true;
       const chain =
         linked.depth > 1
-          ? ` It is wake-up ${linked.depth} of at most ${chains.limit} in a row set with no person asking; after that, ask the person.`
+          ? ` It is wake-up ${linked.depth} of at most ${settings.maxWakeChain} in a row set with no person asking; after that, ask the person.`
           : "";
       return {
         ok: true,
