@@ -15,7 +15,7 @@ import type { Logger } from "pino";
 import { type Attachment, fileNote, formatBytes } from "../core/attachment.js";
 import { formatDuration } from "../core/duration-text.js";
 import type { InboundFile } from "../core/inbound-message.js";
-import { LruCache } from "../sessions/lru.js";
+import { LruCache } from "../core/lru-cache.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { BudgetTurn } from "./budget-turns.js";
 import type { Transcriber } from "./transcriber.js";

@@ -11,7 +11,7 @@ import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { decidedOutcome } from "../approvals/approval-card.js";
-import { LruCache } from "./lru.js";
+import { LruCache } from "../core/lru-cache.js";
 
 /** One standing item to list with a Cancel button. */
 export interface ListedItem {

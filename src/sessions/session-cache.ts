@@ -13,7 +13,7 @@ import type { PermissionMode } from "../core/modes.js";
 import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { readLiveHistory } from "./live-history.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
-import { LruCache } from "./lru.js";
+import { LruCache } from "../core/lru-cache.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import { itemsFromReplacing, newSessionRecord, type SessionRecord } from "./session-record.js";
 

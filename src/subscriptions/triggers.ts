@@ -5,7 +5,7 @@
  * most recently (compiling one costs about twice a test against a 4 KB message), in a bounded
  * cache: every keyword any subscription ever had would otherwise stay for the process's life.
  */
-import { LruCache } from "../sessions/lru.js";
+import { LruCache } from "../core/lru-cache.js";
 import { describeIssues } from "../store/versioned.js";
 import type { BotIdentity } from "./platform-directory.js";
 import { type Trigger, triggerSchema } from "./subscription.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LruCache } from "../../src/sessions/lru.js";
+import { LruCache } from "../../src/core/lru-cache.js";
 import { attachmentsOf, buildTurnRequest, surfaceOf } from "../../src/sessions/request-builder.js";
 import { InProcessSessionLock, withSessionLock } from "../../src/sessions/session-lock.js";
 import { hasPendingWork } from "../../src/sessions/session-record.js";

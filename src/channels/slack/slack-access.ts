@@ -19,7 +19,7 @@
  * person hears it once per channel per hour, privately, so a chatty thread does not turn into a
  * wall of refusals.
  */
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import type { ConversationKind } from "./slack-conversation-kind.js";
 import { SLACKBOT_USER_ID } from "./slack-events.js";
 

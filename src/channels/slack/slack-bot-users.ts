@@ -6,7 +6,7 @@
  * lookup is not, and rejects, for the caller to take as "cannot tell now". A bot with no bot user
  * (a legacy integration, an incoming webhook) answers undefined: it is a member of no conversation.
  */
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import type { WebClient } from "./slack-api.js";
 
 /** The bot user id of a bot id, looked up once. */

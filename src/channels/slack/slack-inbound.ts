@@ -20,7 +20,7 @@ import { fileNote } from "../../core/attachment.js";
 import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import { type ParsedCommand, parseTextCommand } from "../../core/text-commands.js";
 import {
   LANE_FULL,

@@ -22,7 +22,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { updateByCompareAndSet } from "../../store/update-by-compare-and-set.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";

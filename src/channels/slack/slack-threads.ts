@@ -7,7 +7,7 @@
  */
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import type { LatestThreads } from "./slack-latest-threads.js";
 
 export class ThreadRegistry {

@@ -3,7 +3,7 @@
  * an hour, for scheduled tasks whose caller names none. A failed lookup answers undefined (the
  * configured default applies) and is not cached.
  */
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import type { WebClient } from "./slack-api.js";
 
 const TTL_MS = 60 * 60 * 1_000;

@@ -17,7 +17,7 @@
  */
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../core/thread-target.js";
-import { LruCache } from "../../sessions/lru.js";
+import { LruCache } from "../../core/lru-cache.js";
 import type { AccountKind } from "./slack-access.js";
 import { describeError, type WebClient } from "./slack-api.js";
 import { SLACKBOT_USER_ID } from "./slack-events.js";

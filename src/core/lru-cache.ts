@@ -1,6 +1,7 @@
 /**
- * LruCache: a bounded map that forgets its least recently used entries. The session manager keeps
- * live sessions in one; entries that are busy (a running turn) are pinned and never evicted.
+ * LruCache: a bounded map that forgets its least recently used entries, shared by every layer that
+ * caches by key (live sessions, Slack users and threads, trigger lists, recordings). Entries a
+ * caller pins (a session with a running turn) are never evicted.
  */
 
 /** A capacity-bounded map ordered by recency of use. */
