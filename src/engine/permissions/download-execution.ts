@@ -22,9 +22,8 @@
 import { posix } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
-import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
-import { lexCommandLine, type ShellCommand } from "../../tools/shell/shell-words.js";
-import { lexedCommandWords } from "./hard-deny-commands.js";
+import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
+import { programOf } from "../../tools/shell/shell-program.js";
 import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
 
 /** A path without `.` and `..` segments, doubled or trailing slashes (`.` itself is ""). */
@@ -69,11 +68,9 @@ function runsAny(words: readonly string[], files: ReadonlySet<string>): boolean 
 }
 
 /** What the pipe rule needs of one simple command, read once. */
-function stageOf(command: ShellCommand) {
-  const { program, invoked, args } = programOf(command.words.map((word) => word.text));
+function stageOf({ command, program, invoked, inner }: ParsedCommand) {
   return {
-    program,
-    args,
+    inner,
     downloads: DOWNLOADERS.has(program),
     // A program named by an expansion (`$SHELL`, `"$RUN"`) could be any interpreter.
     interprets: INTERPRETERS.has(program) || command.words.some((w) => w.text === invoked && !w.literal),
@@ -81,9 +78,8 @@ function stageOf(command: ShellCommand) {
 }
 
 /** Whether a line pipes a download into an interpreter (reading `sh -c` scripts in turn). */
-function pipesDownloadIntoInterpreter(command: string, depth = 0): boolean {
-  const line = lexCommandLine(command);
-  const stages = line.commands.map(stageOf);
+function pipesDownloadIntoInterpreter({ line, commands }: ParsedScript): boolean {
+  const stages = commands.map(stageOf);
   if (!line.plain)
     // Substitutions and subshells: a download anywhere beside an interpreter anywhere.
     return stages.some((s) => s.downloads) && stages.some((s) => s.interprets);
@@ -92,32 +88,45 @@ function pipesDownloadIntoInterpreter(command: string, depth = 0): boolean {
     fedByDownload = i > 0 && line.joiners[i - 1] === "|" && fedByDownload;
     if (fedByDownload && stage.interprets) return true;
     fedByDownload ||= stage.downloads;
-    const script = innerScript(stage.program, stage.args);
-    if (script !== undefined && depth < MAX_SCRIPT_NESTING && pipesDownloadIntoInterpreter(script, depth + 1))
-      return true;
+    if (stage.inner !== undefined && pipesDownloadIntoInterpreter(stage.inner)) return true;
   }
   return false;
 }
 
 /**
+ * Every simple command's words then its redirections' operators and targets, those of the scripts
+ * it runs in turn (`sh -c`) after it: the words the hard-deny rules read (lexedCommandWords).
+ */
+function commandWords({ commands }: ParsedScript): string[][] {
+  const out: string[][] = [];
+  for (const { command, texts, inner } of commands) {
+    out.push([...texts, ...command.redirects.flatMap((r) => [r.op, r.target.text])]);
+    if (inner !== undefined) for (const words of commandWords(inner)) out.push(words);
+  }
+  return out;
+}
+
+/**
  * Why running `command` executes something downloaded (see the module comment), or undefined.
- * `downloaded`: the files the agent downloaded into the workspace, by any session on it, as recorded.
+ * `downloaded`: the files the agent downloaded into the workspace, by any session on it, as
+ * recorded. The command is parsed once (parsed-script.ts) and that parse handed to every rule.
  */
 export function downloadExecution(command: string, downloaded: ReadonlySet<string>): string | undefined {
-  const commands = lexedCommandWords(command);
+  const parsed = parseScript(command);
+  const commands = commandWords(parsed);
   if (
     downloaded.size > 0 &&
     (namesAny(rawTokens(command), downloaded) || namesAny(commands.flat(), downloaded))
   )
     return "this command uses a file the agent downloaded into the workspace";
-  if (downloaded.size > 0 && unspelledUses(command, downloaded).length > 0)
+  if (downloaded.size > 0 && unspelledUses(parsed, downloaded).length > 0)
     return "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
-  if (pipesDownloadIntoInterpreter(command))
+  if (pipesDownloadIntoInterpreter(parsed))
     return "this command feeds a download straight into an interpreter";
-  const fetched = new Set(detectDownloads(command));
+  const fetched = new Set(detectDownloads(parsed));
   if (
     fetched.size > 0 &&
-    (commands.some((words) => runsAny(words, fetched)) || unspelledUses(command, fetched, true).length > 0)
+    (commands.some((words) => runsAny(words, fetched)) || unspelledUses(parsed, fetched, true).length > 0)
   )
     return "this command downloads a file and runs it";
   return undefined;

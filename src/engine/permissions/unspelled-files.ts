@@ -22,8 +22,9 @@
  */
 import { basename } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
-import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
-import { lexCommandLine, type ShellRedirect, type ShellWord } from "../../tools/shell/shell-words.js";
+import { type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
+import { programOf } from "../../tools/shell/shell-program.js";
+import type { ShellRedirect, ShellWord } from "../../tools/shell/shell-words.js";
 import { type Glob, globMatches, globSegment, MAX_NAME_CHARS } from "./shell-glob.js";
 
 /** Programs that run the file (or the stdin) they are given. */
@@ -277,27 +278,24 @@ function runsFile(
  * Read one script (a command line, or a `sh -c` / `eval` script in it) into `into`. `outerRuns`:
  * the line holding this script runs a file besides the shell reading it (so may run its output).
  */
-function read(script: string, into: Unspelled, depth: number, outerRuns = false): void {
+function read(script: ParsedScript, into: Unspelled, outerRuns = false): void {
+  const { text, line } = script;
   // The lexer keeps no text of a substitution in its word: any word of such a script may hold one.
-  const substitutes = script.includes("$(") || script.includes("`");
+  const substitutes = text.includes("$(") || text.includes("`");
   const expands = (word: ShellWord) => !word.literal && (substitutes || word.text.includes("$"));
-  if (EXTGLOB.test(script)) into.every = true;
-  const inners: string[] = [];
+  if (EXTGLOB.test(text)) into.every = true;
+  const inners: ParsedScript[] = [];
   let expanded = false;
   let lineRuns = outerRuns;
   let finds = false;
-  const line = lexCommandLine(script);
-  for (const [index, command] of line.commands.entries()) {
+  for (const [index, { command, texts, program, invoked, args, inner }] of script.commands.entries()) {
     const words = command.words;
-    const texts = words.map((word) => word.text);
-    const { program, invoked, args } = programOf(texts);
     const at = texts.length - args.length - 1;
     const programWord =
       texts[at] === invoked && (invoked !== "" || words[at]?.literal === false) ? words[at] : undefined;
-    const inner = innerScript(program, args);
-    const readsInner = inner !== undefined && depth < MAX_SCRIPT_NESTING;
+    const readsInner = inner !== undefined;
     const scripted = (word: ShellWord) =>
-      readsInner && !substitutes && (program === "eval" || word.text === inner);
+      inner !== undefined && !substitutes && (program === "eval" || word.text === inner.text);
     // Where a filled-in expansion chooses what runs: the program, and an interpreter's arguments
     // and stdin — but not the script of `sh -c`/`eval`, read in turn (its `$VAR`s are in its text).
     const running: ShellWord[] = programWord === undefined ? [] : [programWord];
@@ -321,24 +319,29 @@ function read(script: string, into: Unspelled, depth: number, outerRuns = false)
     for (const word of into.runs ? running : all) if (globbed(word)) addGlob(into, word.text);
     if (!into.runs) addFindGlobs(texts, into);
     for (const input of inputs) addGlob(into, input);
-    if (readsInner) inners.push(inner);
+    if (inner !== undefined) inners.push(inner);
   }
   // In a line that runs a file, an expansion or a find anywhere may name the file it runs.
   if (lineRuns && (finds || expanded)) into.every = true;
-  for (const inner of inners) read(inner, into, depth + 1, lineRuns);
+  for (const inner of inners) read(inner, into, lineRuns);
 }
 
 /**
  * The files of `files` that `command` may use without spelling their names (see the module
  * comment), in their order; each is matched by its name (the last segment of its path). `runs`:
  * only those it may run, its globs read only where a program or an interpreter's input goes (for
- * files not there yet when the command is checked, which it creates itself).
+ * files not there yet when the command is checked, which it creates itself). `command` as written
+ * or parsed (parsed-script.ts).
  */
-export function unspelledUses(command: string, files: Iterable<string>, runs = false): string[] {
+export function unspelledUses(
+  command: string | ParsedScript,
+  files: Iterable<string>,
+  runs = false,
+): string[] {
   const candidates = [...files];
   if (candidates.length === 0) return [];
   const found: Unspelled = { runs, every: false, globs: [], globTokens: 0 };
-  read(command, found, 0);
+  read(parseScript(command), found);
   if (found.every || found.globTokens * candidates.length * MAX_NAME_CHARS > MAX_MATCH_WORK)
     return candidates;
   if (found.globs.length === 0) return [];

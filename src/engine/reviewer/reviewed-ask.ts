@@ -69,6 +69,7 @@ export function humanFloor(
   if (ctx.provenance.kind === "channel_content") return "the turn was woken by channel content";
   if (!fitsReview(args)) return "the arguments are too long to show the reviewer whole";
   const command = commandOf(tool, args);
+  // Against the files recorded now, on the engine's parse of the command (parsed-script.ts keeps the last).
   return command === undefined ? undefined : downloadExecution(command, ctx.deps.facts.downloadedFiles);
 }
 

@@ -10,8 +10,7 @@ import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { folderDownloads } from "./folder-downloads.js";
-import { programOf } from "./shell-program.js";
-import { lexCommandLine } from "./shell-words.js";
+import { type ParsedScript, parseScript } from "./parsed-script.js";
 
 /** The programs whose downloads are recorded (and whose output the permission rules follow). */
 export const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);
@@ -95,17 +94,18 @@ function wgetTargets(args: readonly string[]): string[] {
 
 /** One simple command of a line, as the download heuristics read it. */
 interface Step {
-  readonly words: readonly string[];
+  readonly program: string;
+  readonly args: readonly string[];
   /** Redirections to and from files (not fd duplications such as `2>&1`). */
   readonly redirects: ReadonlyArray<{ readonly op: string; readonly target: string }>;
   /** Its stdin is the previous command's output (top-level pipelines of a plain line). */
   readonly pipedFromPrevious: boolean;
 }
 
-function stepsOf(command: string): Step[] {
-  const line = lexCommandLine(command);
-  return line.commands.map((simple, i) => ({
-    words: simple.words.map((word) => word.text),
+function stepsOf({ line, commands }: ParsedScript): Step[] {
+  return commands.map(({ command: simple, program, args }, i) => ({
+    program,
+    args,
     redirects: simple.redirects
       .map(({ op, target }) => ({ op, target: target.text }))
       .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target))),
@@ -123,18 +123,19 @@ function namedIn(file: string, files: Iterable<string>): boolean {
 /**
  * Files (and folders, ending in `/`) a command line would download, as written (relative to the
  * command's directory). `downloaded`: the files recorded before, whose extraction is a download too
- * (matched by name, as the permission rule matches them).
+ * (matched by name, as the permission rule matches them). `command` as written or parsed
+ * (parsed-script.ts).
  */
-export function detectDownloads(command: string, downloaded: Iterable<string> = []): string[] {
+export function detectDownloads(command: string | ParsedScript, downloaded: Iterable<string> = []): string[] {
   const targets: string[] = [];
   // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
   const add = (found: readonly string[]) => {
     for (const target of found) targets.push(target);
   };
   let pipelineHasDownloader = false;
-  for (const step of stepsOf(command)) {
+  for (const step of stepsOf(parseScript(command))) {
     pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
-    const { program, args } = programOf(step.words);
+    const { program, args } = step;
     if (program === "curl") add(curlTargets(args));
     if (program === "wget") add(wgetTargets(args));
     const downloads = DOWNLOADERS.has(program);
