@@ -4,14 +4,13 @@
  * backtracking RegExp (picomatch's, used before) took seconds to minutes on one ordinary file name
  * for a glob like `*?*?…*?Q`, holding the event loop, so every chat of the process, the whole time.
  * Meaning, as ripgrep's (gitignore style): `*` any run of characters but `/`, `?` one character
- * but `/`, `[ab]` `[a-z]` one of a set (`[!a]` or `[^a]` one not in it), `{a,b}` either (no `**`
- * nor empty alternative inside: glob-braces.ts), `\x` x itself; `**` alone between slashes or at
- * an end any number of folders (otherwise like `*`); a leading `!` inverts the glob. A glob
- * without `/` is matched against the file name at any depth, one with `/` against the path from
- * the searched folder (a leading `/` only anchors it there).
+ * but `/`, `[ab]` `[a-z]` one of a set (`[!a]` or `[^a]` one not in it), `{a,b}` either (no `**`,
+ * empty alternative nor brace inside: search_files refuses those first, glob-braces.ts), `\x` x
+ * itself; `**` alone between slashes or at an end any number of folders (otherwise like `*`); a
+ * leading `!` inverts the glob. A glob without `/` is matched against the file name at any depth,
+ * one with `/` against the path from the searched folder (a leading `/` only anchors it there).
  */
 import { RE2JS } from "re2js";
-import { braceProblem } from "./glob-braces.js";
 import { SearchQueryError } from "./search-backends.js";
 
 /** One character as an RE2 escape by code point, which needs no quoting rules in or out of a class. */
@@ -42,7 +41,7 @@ function characterClass(chars: readonly string[], open: number): { source: strin
   return { source: `[${negated ? "^" : ""}${body}]`, end: i + 1 };
 }
 
-/** The RE2 source matching what `glob` (no leading `!` or `/`, no `**` in braces) matches, whole. */
+/** The RE2 source matching what `glob` (no leading `!` or `/`, braces braceProblem lets by) matches, whole. */
 function translate(glob: string): string {
   const chars = Array.from(glob);
   let source = "";
@@ -98,10 +97,9 @@ function translate(glob: string): string {
 /**
  * A test of a file's path relative to the searched folder (with `/` between folders) against
  * `glob`, linear in the path's length; throws SearchQueryError for a glob ripgrep would refuse.
+ * Its braces are search_files' to check (braceProblem), once for both engines, before this reads it.
  */
 export function globMatcher(glob: string): (relative: string) => boolean {
-  const refused = braceProblem(glob);
-  if (refused !== undefined) throw new SearchQueryError(refused);
   const inverted = glob.startsWith("!");
   const positive = inverted ? glob.slice(1) : glob;
   const anywhere = !positive.includes("/");
