@@ -97,19 +97,19 @@ describe("MCP tools (stdio fixture server)", () => {
       "fx__fail",
       "fx__slow",
       "fx__crash",
-      "fx__dotted_name",
+      "fx__dotted_name_10c733",
       "risky__echo",
       "risky__add",
       "risky__fail",
       "risky__slow",
       "risky__crash",
-      "risky__dotted_name",
+      "risky__dotted_name_10c733",
       "plain__echo",
       "plain__add",
       "plain__fail",
       "plain__slow",
       "plain__crash",
-      "plain__dotted_name",
+      "plain__dotted_name_10c733",
     ]);
     const add = byName(tools, "fx__add");
     expect(add.jsonSchema).toEqual({
@@ -138,7 +138,7 @@ describe("MCP tools (stdio fixture server)", () => {
       ok: false,
       output: "something went wrong on the server",
     });
-    expect(await call(byName(tools, "fx__dotted_name"), {})).toEqual({
+    expect(await call(byName(tools, "fx__dotted_name_10c733"), {})).toEqual({
       ok: true,
       output: "dotted ok\n[image image/png, 4 bytes]",
     });
@@ -260,7 +260,7 @@ describe("MCP over streamable HTTP", () => {
 
 describe("MCP helpers", () => {
   it("sanitises names, classifies tools and formats results", () => {
-    expect(mcpToolName("git hub", "repo.search/v2")).toBe("git_hub__repo_search_v2");
+    expect(mcpToolName("git hub", "repo.search/v2")).toMatch(/^git_hub__repo_search_v2_[0-9a-f]{6}$/);
     expect(mcpToolName("s", "x".repeat(100))).toHaveLength(64);
     const tool = { name: "t", inputSchema: { type: "object" as const } };
     expect(classifyMcpTool(tool, undefined)).toEqual({ category: "exec", risk: "high" });
