@@ -12,7 +12,8 @@
  * So that a load does not read every page a long-lived log ever got, a writer compacts the
  * log: a snapshot `dlsnap:<id>:<k>` (claimed once) holds every file of the pages before k, and
  * `dlhead:<id>` names the latest one. A reader takes the snapshot the head names and the pages from
- * k on, so a file a writer appends while another snapshots (on a page ≥ k) is still read. The head
+ * k on, so a file a writer appends while another snapshots (on a page ≥ k) is still read; a reader
+ * that has read the log already reads the pages after those it read, without the head. The head
  * is only where reading may start: the last writer's is kept, and one set back to an older
  * snapshot costs reads, never files. Pages are never removed (only a replaced snapshot is), and no
  * entry expires: a head naming a snapshot removed since is read from page 0, and so is a log
@@ -72,18 +73,42 @@ export class DownloadLog {
   constructor(private readonly space: KeyValueSpace) {}
 
   /**
-   * The log's files from page `from` on (or from a later snapshot, when the head names one);
-   * never throws for a bad page (see DownloadPages.problems).
+   * Every file of the log (from the snapshot the head names, and the pages after it); never
+   * throws for a bad page (see DownloadPages.problems).
    */
-  async read(logId: string, from = 0): Promise<DownloadPages> {
-    const found: Found = { files: [], problems: [] };
+  async read(logId: string): Promise<DownloadPages> {
     // Most logs are empty: one round trip tells, before pages are read a batch at a time.
     const [rawHead, first] = await getAll<unknown>(this.space, [
       downloadHeadKey(logId),
-      downloadPageKey(logId, from),
+      downloadPageKey(logId, 0),
     ]);
+    return this.readFromHead(logId, rawHead, first, { files: [], problems: [] });
+  }
+
+  /**
+   * The files of the log's pages from `from` on, without its head: for a reader that read the
+   * pages before (a snapshot would hold those again); never throws for a bad page.
+   */
+  async readFrom(logId: string, from: number): Promise<DownloadPages> {
+    const found: Found = { files: [], problems: [] };
+    const next = await this.walk(
+      logId,
+      from,
+      await getAll<unknown>(this.space, [downloadPageKey(logId, from)]),
+      found,
+    );
+    return { ...found, snapshot: 0, next };
+  }
+
+  /** The log's files from the snapshot its head names (`rawHead`), else from page 0 (`first`, read already). */
+  private async readFromHead(
+    logId: string,
+    rawHead: unknown,
+    first: unknown,
+    found: Found,
+  ): Promise<DownloadPages> {
     const snapshot = this.headOf(rawHead, logId, found);
-    if (snapshot > from) {
+    if (snapshot > 0) {
       const [rawSnapshot, ...pages] = await getAll<unknown>(this.space, [
         downloadSnapshotKey(logId, snapshot),
         ...pageKeys(logId, snapshot, READ_BATCH),
@@ -95,7 +120,7 @@ export class DownloadLog {
       // A newer snapshot replaced it after the head was read, or a writer set the head back to
       // one already replaced: the pages are all still there.
     }
-    return { ...found, snapshot: 0, next: await this.walk(logId, from, [first], found) };
+    return { ...found, snapshot: 0, next: await this.walk(logId, 0, [first], found) };
   }
 
   /** Write `files` as the log's page `index`; false (nothing written) when that page exists already. */

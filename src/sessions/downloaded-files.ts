@@ -30,6 +30,8 @@ export class DownloadedFiles extends Set<string> {
   private next = 0;
   /** The latest snapshot known (0: none): the pages from it on are what a load reads. */
   private snapshot = 0;
+  /** Whether the log was read whole once: a catch-up then reads only the pages from `next` on. */
+  private readWhole = false;
 
   private constructor(
     private readonly log: DownloadLog,
@@ -60,11 +62,17 @@ export class DownloadedFiles extends Set<string> {
   }
 
   /**
-   * Read the pages not read yet: all of them the first time, then what other writers (other
-   * processes) added since. A log found long enough is compacted then.
+   * Read the pages not read yet: all of them the first time (from the snapshot the head names),
+   * then what other writers (other processes) added since — the pages from `next` on, one key
+   * read when there are none (a lease takes it each time: lease-gate.ts). A log found long
+   * enough is compacted then.
    */
   async catchUp(): Promise<void> {
-    this.take(await this.log.read(this.logId, this.next));
+    if (this.readWhole) this.take(await this.log.readFrom(this.logId, this.next));
+    else {
+      this.take(await this.log.read(this.logId));
+      this.readWhole = true;
+    }
     if (this.snapshotDue) void this.written().catch(() => undefined);
   }
 
@@ -86,7 +94,7 @@ export class DownloadedFiles extends Set<string> {
           const page = this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
           let at = this.next;
           while (!(await this.log.claim(this.logId, at, page))) {
-            this.take(await this.log.read(this.logId, at));
+            this.take(await this.log.readFrom(this.logId, at));
             at = Math.max(this.next, at + 1);
           }
           this.next = Math.max(this.next, at + 1);

@@ -3,7 +3,8 @@
  * the snapshot with the pages after it, however many downloads the session made, and still knows
  * every file — also when another process appends a file while a snapshot is written (real
  * redis-server, two connections), when the head names a snapshot replaced since, and for a log
- * written before snapshots existed (pages only).
+ * written before snapshots existed (pages only); a catch-up after the first read reads the pages
+ * after those it read, one key when there are none.
  */
 import os from "node:os";
 import pino from "pino";
@@ -104,7 +105,7 @@ describe("a session's download log, compacted", () => {
     // Only the latest snapshot is kept; every page still is (a build without snapshots reads them).
     expect(await space.get(downloadSnapshotKey("s1", 992))).toBeDefined();
     expect(await space.get(downloadSnapshotKey("s1", 976))).toBeUndefined();
-    expect((await new DownloadLog(space).read("s1", 0)).next).toBe(1_000);
+    expect((await new DownloadLog(space).read("s1")).next).toBe(1_000);
     await store.close();
   });
 
@@ -169,6 +170,30 @@ describe("a session's download log, compacted", () => {
       const reader = await opened(new DownloadLog(storeA.space("sessions")), "s1", SILENT);
       expect([...reader]).toEqual(expect.arrayContaining(["/ws/dl/from-a.sh", "/ws/dl/from-b.sh"]));
       expect(reader.size).toBe(18);
+      await Promise.all([storeA.close(), storeB.close()]);
+    });
+
+    it("a catch-up (each lease taken: lease-gate.ts) reads one key while nothing was added — not the head as well — and still takes in what the other process added", async () => {
+      const [storeA, storeB] = await Promise.all([
+        createStore({ url: redis.url, dataDir: os.tmpdir() }),
+        createStore({ url: redis.url, dataDir: os.tmpdir() }),
+      ]);
+      const { space, seen } = counting(storeA.space("sessions"));
+      const a = await opened(new DownloadLog(space), "ws1", SILENT);
+      const b = await opened(new DownloadLog(storeB.space("sessions")), "ws1", SILENT);
+      seen.roundTrips = 0;
+      seen.keys = 0;
+      // An empty log: still one key.
+      await a.catchUp();
+      expect(seen).toEqual({ roundTrips: 1, keys: 1 });
+      b.add("/ws/dl/from-b.sh");
+      await b.written();
+      await a.catchUp();
+      expect(a.has("/ws/dl/from-b.sh")).toBe(true);
+      seen.roundTrips = 0;
+      seen.keys = 0;
+      await a.catchUp();
+      expect(seen).toEqual({ roundTrips: 1, keys: 1 });
       await Promise.all([storeA.close(), storeB.close()]);
     });
   });
