@@ -5,7 +5,10 @@
  * rewrites them and recording a file costs the same however many came before. The service keeps
  * one log per workspace (workspace-downloads.ts: the files lie in the workspace, which every
  * session on it shares); builds before that kept one per session, under the session's id, and
- * those are still read when their session loads.
+ * those are still read when their session loads — until they are folded into the workspace's: a
+ * mark `dlfolded:<id>` (written once every file is stored in the workspace's log, and read in the
+ * round trip that tells a log is empty) names the log they went to, and such a log is not read
+ * again for it. The old log itself is kept (a build before the move still reads it).
  * An append-only log of pages `dl:<log id>:<n>` (n = 0, 1, …), each claimed once with
  * setIfAbsent and never rewritten: two writers (processes, or a process past its lease and the
  * session's next holder) never overwrite each other's files, and appending keeps no head in step.
@@ -28,6 +31,7 @@ import { fromVersioned, StoredDataError, toVersioned } from "../store/versioned.
 export const DOWNLOAD_PAGE_KIND = "downloaded-files";
 const SNAPSHOT_KIND = "downloaded-files-snapshot";
 const HEAD_KIND = "downloaded-files-head";
+const FOLDED_KIND = "downloaded-files-folded";
 /** The most files one page holds: a command that downloads more writes several pages. */
 export const MAX_FILES_PER_DOWNLOAD_PAGE = 100;
 /** Pages read per round trip once a log is known to have any. */
@@ -40,6 +44,7 @@ export const DOWNLOAD_PAGES_PER_SNAPSHOT = READ_BATCH;
 
 const filesSchema = z.object({ files: z.array(z.string()) });
 const headSchema = z.object({ snapshot: z.number().int().positive() });
+const foldedSchema = z.object({ into: z.string() });
 
 /** Key of page `index` of a download log. */
 export function downloadPageKey(logId: string, index: number): string {
@@ -54,6 +59,11 @@ export function downloadSnapshotKey(logId: string, upTo: number): string {
 /** Key naming a log's latest snapshot. */
 export function downloadHeadKey(logId: string): string {
   return `dlhead:${logId}`;
+}
+
+/** Key of the mark saying every file of a log is stored in another (the one it names). */
+export function downloadFoldedKey(logId: string): string {
+  return `dlfolded:${logId}`;
 }
 
 /** What a read of a log found from some page on. */
@@ -100,6 +110,27 @@ export class DownloadLog {
     return { ...found, snapshot: 0, next };
   }
 
+  /**
+   * Every file of the log, as `read` gives them — or undefined when it is marked folded into the
+   * log `into` (`markFolded`): the mark is read in the round trip that tells the log is empty. A
+   * mark that does not validate is reported, and the log read.
+   */
+  async readUnlessFolded(logId: string, into: string): Promise<DownloadPages | undefined> {
+    const [rawFolded, rawHead, first] = await getAll<unknown>(this.space, [
+      downloadFoldedKey(logId),
+      downloadHeadKey(logId),
+      downloadPageKey(logId, 0),
+    ]);
+    const found: Found = { files: [], problems: [] };
+    if (this.foldedInto(rawFolded, logId, found) === into) return undefined;
+    return this.readFromHead(logId, rawHead, first, found);
+  }
+
+  /** Mark the log as folded into the log `into`: call it only once every file it holds is stored there. */
+  markFolded(logId: string, into: string): Promise<void> {
+    return this.space.set(downloadFoldedKey(logId), toVersioned(FOLDED_KIND, { into }));
+  }
+
   /** The log's files from the snapshot its head names (`rawHead`), else from page 0 (`first`, read already). */
   private async readFromHead(
     logId: string,
@@ -137,6 +168,22 @@ export class DownloadLog {
     await this.space.setIfAbsent(downloadSnapshotKey(logId, upTo), toVersioned(SNAPSHOT_KIND, { files }));
     await this.space.set(downloadHeadKey(logId), toVersioned(HEAD_KIND, { snapshot: upTo }));
     if (replaced > 0 && replaced !== upTo) await this.space.delete(downloadSnapshotKey(logId, replaced));
+  }
+
+  /** The log a fold mark names (undefined: none, or a mark that does not validate, reported). */
+  private foldedInto(raw: unknown, logId: string, found: Found): string | undefined {
+    if (raw === undefined) return undefined;
+    try {
+      return fromVersioned(raw, {
+        kind: FOLDED_KIND,
+        schema: foldedSchema,
+        where: `downloads log "${logId}"`,
+      }).into;
+    } catch (error) {
+      if (!(error instanceof StoredDataError)) throw error;
+      found.problems.push(`${error.message}; the log is read again`);
+      return undefined;
+    }
   }
 
   /** The snapshot the head names (0: none, or a head that does not validate, reported). */

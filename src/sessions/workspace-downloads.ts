@@ -11,6 +11,11 @@
  * turns (lease-gate.ts: every turn and every pressed or typed control runs under it). Sessions
  * stored before the record moved to the workspace kept one of their own, under their id: its files
  * join the workspace's when the session loads (such records never expire; none is written now).
+ * Once they are stored in the workspace's record, the old one is marked folded into it
+ * (download-log.ts), and a load reads no more of it than that mark: a process that dies before
+ * the mark is written reads the old record again at the next load, so no file is lost between
+ * the two (files are only ever added). A mark names the workspace's record, so a session loaded
+ * on another workspace (its root changed) folds its old record into that one too.
  */
 import path from "node:path";
 import type { Logger } from "pino";
@@ -28,6 +33,8 @@ export class WorkspaceDownloads {
   readonly files: DownloadedFiles;
   /** The first read of the record, until it succeeds. */
   private loaded: Promise<void> | undefined;
+  /** The id of the workspace's record. */
+  private readonly logId: string;
 
   /** `root`: the workspace's root, as configured. */
   constructor(
@@ -35,7 +42,8 @@ export class WorkspaceDownloads {
     root: string,
     private readonly logger: Logger,
   ) {
-    this.files = DownloadedFiles.fresh(log, workspaceDownloadLogId(root), logger);
+    this.logId = workspaceDownloadLogId(root);
+    this.files = DownloadedFiles.fresh(log, this.logId, logger);
   }
 
   /** The workspace's files, read from the store the first time. */
@@ -53,13 +61,30 @@ export class WorkspaceDownloads {
 
   /**
    * The workspace's files with those of the record `sessionId` kept of its own before the record
-   * moved to the workspace (none for a session since), which are written to the workspace's.
+   * moved to the workspace (none for a session since), unless it is marked folded into the
+   * workspace's: they are written to the workspace's, then it is marked (module comment). A
+   * failure to write either is logged, and the next load folds the old record again.
    */
   async forStoredSession(sessionId: string): Promise<DownloadedFiles> {
-    const [files, own] = await Promise.all([this.current(), this.log.read(sessionId)]);
+    const [files, own] = await Promise.all([
+      this.current(),
+      this.log.readUnlessFolded(sessionId, this.logId),
+    ]);
+    if (own === undefined) return files;
     for (const problem of own.problems)
       this.logger.error({ sessionId }, `unreadable downloaded-files log entry: ${problem}`);
+    // A session since the move has no record of its own: nothing to fold, and no mark to write.
+    if (own.next === 0 && own.snapshot === 0 && own.problems.length === 0) return files;
     for (const file of own.files) files.add(file);
+    try {
+      await files.written();
+      await this.log.markFolded(sessionId, this.logId);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, sessionId },
+        "marking a session's own downloaded-files record folded failed; its next load reads it again",
+      );
+    }
     return files;
   }
 }

@@ -5,19 +5,21 @@
  * before the log moved to the workspace) is logged and read on the safe side; two writers of one
  * log (two processes) keep each other's files; a write that fails holds back the record save until
  * it is retried; a reload takes in what another process recorded; every session on a workspace
- * sees what another downloaded there, and a session on another workspace does not.
+ * sees what another downloaded there, and a session on another workspace does not; a session's
+ * own log, once folded into the workspace's and marked so, is not read again — and a process
+ * stopped before the mark folds it again, losing nothing.
  */
 import path from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { DownloadLog, downloadPageKey } from "../../src/sessions/download-log.js";
+import { DownloadLog, downloadFoldedKey, downloadPageKey } from "../../src/sessions/download-log.js";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import type { HeldSession } from "../../src/sessions/lease-lock.js";
 import { LeaseGate, type LeaseGateOptions } from "../../src/sessions/lease-gate.js";
 import { LiveSession, type LiveSessionStores } from "../../src/sessions/live-session.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { HistoryLog } from "../../src/store/history-log.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
 import { WorkspaceDownloads, workspaceDownloadLogId } from "../../src/sessions/workspace-downloads.js";
@@ -44,6 +46,38 @@ function storesOf(
     writesInOrder: store.writesInOrder,
     logger,
   };
+}
+
+/**
+ * `space` noting each read (the keys of one get or getMany call) in `reads`, whose writes of a key
+ * `failing` names throw (a store down, or a process killed before it wrote them).
+ */
+function watched(space: KeyValueSpace, failing: (key: string) => boolean = () => false) {
+  const reads: string[][] = [];
+  const write = <T>(key: string, op: () => Promise<T>): Promise<T> =>
+    failing(key) ? Promise.reject(new Error(`store down writing ${key}`)) : op();
+  const wrapped: KeyValueSpace = {
+    get: (key) => {
+      reads.push([key]);
+      return space.get(key);
+    },
+    getMany: (keys) => {
+      reads.push([...keys]);
+      return getAll(space, keys);
+    },
+    set: (key, value, ttl) => write(key, () => space.set(key, value, ttl)),
+    delete: (key) => space.delete(key),
+    setIfAbsent: (key, value, ttl) => write(key, () => space.setIfAbsent(key, value, ttl)),
+    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
+    deleteIf: (key, expected) => space.deleteIf(key, expected),
+  };
+  return { space: wrapped, reads };
+}
+
+/** Write a session's own log (as builds before the workspace's record did): one page per list of files. */
+async function ownLog(space: KeyValueSpace, sessionId: string, pages: readonly string[][]): Promise<void> {
+  for (const [i, files] of pages.entries())
+    await space.set(downloadPageKey(sessionId, i), toVersioned("downloaded-files", { files }));
 }
 
 const SILENT = pino({ level: "silent" });
@@ -100,6 +134,87 @@ describe("a session's downloaded files", () => {
     expect(new Set((await new DownloadLog(space).read(WS_LOG)).files)).toEqual(
       new Set([...live.facts.downloadedFiles]),
     );
+    await store.close();
+  });
+
+  it("a session's own log, once folded into the workspace's, is not read again: a load reads its mark, in the round trip that tells a log is empty", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    await ownLog(space, "s1", [["/ws/a.sh"], ["/ws/b.sh"], ["/ws/c.sh"]]);
+    const first = await LiveSession.load(RECORD, storesOf(store));
+    expect([...first.facts.downloadedFiles].sort()).toEqual(["/ws/a.sh", "/ws/b.sh", "/ws/c.sh"]);
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG } });
+
+    // Another process (or this one after a restart) loads the session again.
+    const { space: sessions, reads } = watched(space);
+    const again = await LiveSession.load(RECORD, storesOf(store, { sessions }));
+    expect([...again.facts.downloadedFiles].sort()).toEqual(["/ws/a.sh", "/ws/b.sh", "/ws/c.sh"]);
+    const ofOwnLog = reads.filter((keys) => keys.some((key) => key.includes(":s1")));
+    expect(ofOwnLog).toEqual([[downloadFoldedKey("s1"), "dlhead:s1", downloadPageKey("s1", 0)]]);
+    await store.close();
+  });
+
+  it("a process that stops before the fold's mark is written (or before the workspace's record holds the files) folds the old log again at the next load, losing no file", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    await ownLog(space, "s1", [["/ws/a.sh"], ["/ws/b.sh"]]);
+    // The workspace's record cannot be written: the files are known, and no mark is written.
+    const down = watched(space, (key) => key.startsWith("dl"));
+    const first = await LiveSession.load(RECORD, storesOf(store, { sessions: down.space }));
+    expect(first.facts.downloadedFiles.has("/ws/b.sh")).toBe(true);
+    expect(await space.get(downloadFoldedKey("s1"))).toBeUndefined();
+    expect((await new DownloadLog(space).read(WS_LOG)).files).toEqual([]);
+
+    // The files reach the workspace's record, the mark does not (killed between the two).
+    const noMark = watched(space, (key) => key === downloadFoldedKey("s1"));
+    await LiveSession.load(RECORD, storesOf(store, { sessions: noMark.space }));
+    expect([...(await new DownloadLog(space).read(WS_LOG)).files].sort()).toEqual(["/ws/a.sh", "/ws/b.sh"]);
+    expect(await space.get(downloadFoldedKey("s1"))).toBeUndefined();
+
+    // The next load reads the old log again (every page), and marks it.
+    const next = watched(space);
+    const third = await LiveSession.load(RECORD, storesOf(store, { sessions: next.space }));
+    expect(next.reads.flat()).toContain(downloadPageKey("s1", 1));
+    expect([...third.facts.downloadedFiles].sort()).toEqual(["/ws/a.sh", "/ws/b.sh"]);
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG } });
+    await store.close();
+  });
+
+  it("an old log folded into one workspace's record is folded again into another's (the workspace root changed)", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    await ownLog(space, "s1", [["/ws/a.sh"]]);
+    await LiveSession.load(RECORD, storesOf(store));
+    const moved = await LiveSession.load(RECORD, storesOf(store, { workspace: "/srv/moved/workspace" }));
+    expect(moved.facts.downloadedFiles.has("/ws/a.sh")).toBe(true);
+    const movedLog = workspaceDownloadLogId("/srv/moved/workspace");
+    expect((await new DownloadLog(space).read(movedLog)).files).toEqual(["/ws/a.sh"]);
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: movedLog } });
+    await store.close();
+  });
+
+  it("a fold mark that does not validate is logged, and the old log read again (then marked anew)", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    await ownLog(space, "s1", [["/ws/a.sh"]]);
+    await space.set(downloadFoldedKey("s1"), toVersioned("downloaded-files-folded", { into: 7 }));
+    const lines: Array<{ msg?: string }> = [];
+    const live = await LiveSession.load(RECORD, storesOf(store, { lines }));
+    expect(live.facts.downloadedFiles.has("/ws/a.sh")).toBe(true);
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringMatching(/is corrupt.*the log is read again/),
+    ]);
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG } });
+    await store.close();
+  });
+
+  it("a session with no log of its own (every session since the move) costs one round trip and gets no mark", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    const { space: sessions, reads } = watched(space);
+    await LiveSession.load(RECORD, storesOf(store, { sessions }));
+    expect(reads.filter((keys) => keys.some((key) => key.includes(":s1")))).toHaveLength(1);
+    expect(await space.get(downloadFoldedKey("s1"))).toBeUndefined();
     await store.close();
   });
 
