@@ -234,10 +234,11 @@ describe("session cache reads", () => {
     expect(again.history).toEqual([{ role: "user", content: "remember me" }]);
     // The workspace's downloaded files were read with the first session; the session's own log
     // (kept before the record moved to the workspace) costs one round trip (one getMany where the
-    // store has it): its head (no snapshot) and its first page (none).
+    // store has it): its fold mark (none), its head (no snapshot) and its first page (none).
     expect(sessions.log).toEqual([
       "get key:slack:T1:C1:1.1",
       `get rec:${first.id}`,
+      `get dlfolded:${first.id}`,
       `get dlhead:${first.id}`,
       `get dl:${first.id}:0`,
     ]);
