@@ -5,19 +5,23 @@
  * model, an image over the size cap, one beyond the per-call count or past the call's image
  * bytes (filled newest first: every image of the history rides on every call, and eight 8 MB
  * screenshots made requests of over 80 MB, past what OpenAI takes), one the endpoint refused
- * (refused-images.ts), every image of a call retried after a refusal, or a file gone from the
- * workspace gets a visible one-line placeholder instead; a model the endpoint refused images for
- * gets a text model's placeholders. Nothing here is stored: the history
- * keeps only the records, so a model switch re-decides on the next call. Images are read as the
+ * (refused-images.ts), every image of a call retried after a refusal, a file gone from the
+ * workspace, or one whose bytes changed since it was attached gets a visible one-line placeholder
+ * instead; a model the endpoint refused images for gets a text model's placeholders. Nothing
+ * here is stored: the history keeps only the records, so a model switch re-decides on the next call. Images are read as the
  * file tools read, through the asking conversation's view of the workspace: the agent's shell can
  * replace a recorded upload with a link out of the workspace, into another conversation's uploads
  * or to one of the service's own files, a FIFO or a device (`ln -s /dev/zero`), and none of those
- * is read.
+ * is read. The record's verdict (media/image-probe.ts: a viewable image within the pixel budget)
+ * was on the bytes of its time, and the file may have been rewritten since (the agent's shell,
+ * write_file, web_fetch's save_to): the bytes read for a call are judged again, and sent only when
+ * they pass and are still of the recorded type.
  */
 import { describeImage, formatBytes, type ImageAttachment, isImage } from "../core/attachment.js";
+import { type ImageRead, readImageHandle } from "../media/image-probe.js";
 import type { ContentPart, ConversationMessage } from "../core/messages.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
-import { openChecked, readUpTo } from "../tools/files/anchored-fs.js";
+import { openChecked } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { modelHasVision, type VisionSetting } from "./vision.js";
@@ -95,19 +99,23 @@ function imagesIn(messages: readonly ConversationMessage[]): ImageAttachment[] {
 }
 
 /**
- * An image's bytes: a regular file inside the workspace (the path checked and opened without
- * following links out), no larger than `maxBytes`; undefined when it is not, so nothing unbounded
- * is ever read.
+ * An image's bytes with the verdict on them: a regular file inside the workspace (the path checked
+ * and opened without following links out), no larger than `maxBytes`; undefined when it is not,
+ * so nothing unbounded is ever read.
  */
 async function readImage(
   paths: WorkspacePaths,
   image: ImageAttachment,
   maxBytes: number,
-): Promise<Buffer | undefined> {
+): Promise<ImageRead | undefined> {
   const { handle, stats } = await openChecked(await paths.resolve(image.path));
   try {
     if (!stats.isFile() || stats.size > maxBytes) return undefined;
-    return await readUpTo(handle, stats.size);
+    return await readImageHandle(
+      handle,
+      { path: image.path, name: image.name, bytes: stats.size },
+      stats.size,
+    );
   } finally {
     await handle.close();
   }
@@ -177,9 +185,18 @@ export async function prepareMedia(
         ),
       );
     else {
-      const data = await readImage(paths, image, Math.min(maxBytes, budget - spent)).catch(() => undefined);
-      if (!data) shown.set(image, placeholder(image, `the file ${image.path} could not be read`));
+      const read = await readImage(paths, image, Math.min(maxBytes, budget - spent)).catch(() => undefined);
+      if (!read) shown.set(image, placeholder(image, `the file ${image.path} could not be read`));
+      else if (!read.probe?.usable || read.probe.image.mediaType !== image.mediaType)
+        shown.set(
+          image,
+          placeholder(
+            image,
+            `the file ${image.path} changed since it was attached, so it is not sent; ${lookAt(image)}`,
+          ),
+        );
       else {
+        const { data } = read;
         spent += data.length;
         const url = `data:${image.mediaType};base64,${data.toString("base64")}`;
         shown.set(image, { type: "image_url", image_url: { url, detail } });

@@ -11,6 +11,11 @@
  * way) must hold in memory — a decompression bomb. The size is the one in the header, read without
  * decoding anything. The probe itself applies the budget: it answers a usable image or a refusal
  * with its reason (`ImageProbe`), so no caller can have an image record without the verdict.
+ *
+ * The verdict holds for the bytes judged, and a workspace file can be rewritten after it (by the
+ * agent's shell, write_file, web_fetch's save_to): whoever reads an image's bytes to use them —
+ * the intake, read_file and every model call that sends the image — reads them with
+ * `readImageHandle`, which judges the very bytes it hands back.
  */
 import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
@@ -47,7 +52,7 @@ export type ImageProbe =
  * Why an image must not be shown to a model, or undefined when it may be: over IMAGE_MAX_SIDE on
  * a side or IMAGE_MAX_PIXELS in all, or with no size in its header at all.
  */
-function imageTooLarge(image: { readonly width?: number; readonly height?: number }): string | undefined {
+function imageTooLarge(image: ImageInfo): string | undefined {
   const { width, height } = image;
   if (width === undefined || height === undefined) return "its header does not say how large it is";
   if (Math.max(width, height) > IMAGE_MAX_SIDE)
@@ -57,8 +62,20 @@ function imageTooLarge(image: { readonly width?: number; readonly height?: numbe
   return undefined;
 }
 
-/** Bytes read from the head of a file to find its format and size (enough for JPEG EXIF headers). */
+/** Bytes of a file's head that tell its format and size (enough for JPEG EXIF headers). */
 const HEAD_BYTES = 512 * 1024;
+/**
+ * The most bytes of a file `readImageHandle` reads unless told otherwise (the default cap on a
+ * received file): an image past it is judged by its head.
+ */
+const IMAGE_READ_MAX_BYTES = 20 * 1024 * 1024;
+
+/** What a file's bytes say about it as an image: its type, and its size when they give one. */
+interface ImageInfo {
+  readonly mediaType: string;
+  readonly width?: number;
+  readonly height?: number;
+}
 
 /** A JPEG head's size in `image-size`'s terms, or undefined when its walk gave up. */
 function jpegInfo(
@@ -68,10 +85,9 @@ function jpegInfo(
   return size && { type: "jpg", ...size };
 }
 
-/** What the head of a file says about it as an image, if it is a viewable one (its size unchecked). */
-async function probeImageBytes(
-  head: Uint8Array,
-): Promise<{ mediaType: string; width?: number; height?: number } | undefined> {
+/** What a file's bytes say about it as an image, if it is a viewable one (its size unchecked). */
+async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined> {
+  const head = bytes.subarray(0, HEAD_BYTES);
   try {
     const info = isJpeg(head) ? jpegInfo(head) : (await import("image-size")).imageSize(head);
     if (!info) return undefined;
@@ -88,6 +104,57 @@ async function probeImageBytes(
   }
 }
 
+/** An image file's bytes as read, and the verdict on exactly those bytes. */
+export interface ImageRead {
+  /** The whole file (up to the cap) when it is a viewable image; only its head when it is not. */
+  readonly data: Buffer;
+  /** Undefined when the bytes are not a viewable image. */
+  readonly probe: ImageProbe | undefined;
+}
+
+/** Up to `length` bytes of the open file from `position` (fewer where it ends). */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  if (length <= 0) return Buffer.alloc(0);
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
+}
+
+/**
+ * Read the open file `handle` from its start, `file.bytes` long (its size when opened) but at
+ * most `maxBytes`, and judge those bytes as an image; the caller closes the handle. Whoever sends
+ * `data` sends what the verdict is about, however the file changes afterwards. A file whose head
+ * is no viewable image is read no further.
+ */
+export async function readImageHandle(
+  handle: FileHandle,
+  file: { readonly path: string; readonly name: string; readonly bytes: number },
+  maxBytes = IMAGE_READ_MAX_BYTES,
+): Promise<ImageRead> {
+  const size = Math.min(file.bytes, maxBytes);
+  const head = await readAt(handle, 0, Math.min(size, HEAD_BYTES));
+  if (!(await probeImageBytes(head))) return { data: head, probe: undefined };
+  // A head cut short means the file ended there.
+  const rest = head.length < HEAD_BYTES ? undefined : await readAt(handle, head.length, size - head.length);
+  const data = rest ? Buffer.concat([head, rest]) : head;
+  const info = await probeImageBytes(data);
+  if (!info) return { data, probe: undefined };
+  const reason = imageTooLarge(info);
+  if (reason !== undefined)
+    return { data, probe: { usable: false, mediaType: info.mediaType, bytes: file.bytes, reason } };
+  const { mediaType, width, height } = info;
+  const image: ImageAttachment = {
+    kind: "image",
+    path: file.path,
+    name: file.name,
+    bytes: file.bytes,
+    mediaType,
+    ...(width !== undefined ? { width } : {}),
+    ...(height !== undefined ? { height } : {}),
+  };
+  return { data, probe: { usable: true, image } };
+}
+
 /** The verdict on a workspace file as an image, or undefined when it is not a viewable image. */
 export async function probeImageFile(
   absolute: string,
@@ -95,28 +162,8 @@ export async function probeImageFile(
 ): Promise<ImageProbe | undefined> {
   const handle = await open(absolute, "r");
   try {
-    return await probeImageHandle(handle, file);
+    return (await readImageHandle(handle, file)).probe;
   } finally {
     await handle.close();
   }
-}
-
-/**
- * The verdict on an open file as an image, read from its head, or undefined when it is not a
- * viewable image; the caller closes the handle.
- */
-export async function probeImageHandle(
-  handle: FileHandle,
-  file: { readonly path: string; readonly name: string; readonly bytes: number },
-): Promise<ImageProbe | undefined> {
-  const buffer = Buffer.alloc(Math.min(HEAD_BYTES, Math.max(file.bytes, 1)));
-  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-  const info = await probeImageBytes(buffer.subarray(0, bytesRead));
-  if (!info) return undefined;
-  const reason = imageTooLarge(info);
-  if (reason !== undefined) return { usable: false, mediaType: info.mediaType, bytes: file.bytes, reason };
-  return {
-    usable: true,
-    image: { kind: "image", path: file.path, name: file.name, bytes: file.bytes, ...info },
-  };
 }

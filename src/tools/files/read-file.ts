@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { z } from "zod";
 import { describeImage, formatBytes } from "../../core/attachment.js";
-import { type ImageProbe, probeImageHandle } from "../../media/image-probe.js";
+import { type ImageProbe, readImageHandle } from "../../media/image-probe.js";
 import { clipWithMarker } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
@@ -113,7 +113,8 @@ async function probeCheckedImage(
 ): Promise<ImageProbe | undefined> {
   const { handle, stats } = await openChecked(file);
   try {
-    return stats.isFile() ? await probeImageHandle(handle, { ...shown, bytes: stats.size }) : undefined;
+    if (!stats.isFile()) return undefined;
+    return (await readImageHandle(handle, { ...shown, bytes: stats.size })).probe;
   } finally {
     await handle.close();
   }
