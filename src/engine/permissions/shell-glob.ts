@@ -1,8 +1,9 @@
 /**
  * Whether a bash glob word could name a file: its last path segment (`*`, `?`, `[…]`, braces read
- * as `*`) matched against a file name, in time bounded by the product of their lengths. It is its
- * own matcher, not search_files' (search-glob.ts): it follows bash's glob semantics, not a search
- * pattern's, and the permission checks run it on the model's commands, so it never backtracks —
+ * as `*`) matched against a file name, in time bounded by the product of their lengths (a bracket
+ * list's ranges each counted: Glob.work). It is its own matcher, not search_files'
+ * (search-glob.ts): it follows bash's glob semantics, not a search pattern's, and the permission
+ * checks run it on the model's commands, so it never backtracks —
  * a backtracking regular expression takes seconds on a word such as `*a*a*a*b` against a
  * 255-character name, more with each star; and each `[` finds its `]` from a table built once
  * per segment, so parsing is linear in the segment too. Matching leans towards yes, as the checks
@@ -16,8 +17,15 @@ import { trimTrailing } from "../../core/trim-trailing.js";
 /** One step of a glob: any run of characters, or one character that passes a test. */
 type Token = "*" | ((char: string) => boolean);
 
-/** A parsed glob segment (see globSegment). */
-export type Glob = readonly Token[];
+/**
+ * A parsed glob segment (see globSegment). `work`: what testing one character of a name against
+ * each of its tokens costs, all told: one a token, more for a bracket list with ranges
+ * (`[a-cx-z]`), whose test compares the character with each range.
+ */
+export interface Glob {
+  readonly tokens: readonly Token[];
+  readonly work: number;
+}
 
 /** A name longer than this (NAME_MAX, in bytes, so at least as many characters) names no file. */
 export const MAX_NAME_CHARS = 255;
@@ -73,7 +81,7 @@ function bracket(
   chars: readonly string[],
   ends: BracketEnds,
   open: number,
-): { test: (char: string) => boolean; end: number } | undefined {
+): { test: (char: string) => boolean; work: number; end: number } | undefined {
   let first = open + 1;
   const negated = chars[first] === "!" || chars[first] === "^";
   if (negated) first++;
@@ -83,22 +91,26 @@ function bracket(
   const i = ends.close[from] as number;
   if (i >= chars.length) return undefined;
   // A class (its members depend on the locale) matches anything.
-  if (ends.named[from] === true) return { test: () => true, end: i + 1 };
-  const list = chars.slice(first, i);
+  if (ends.named[from] === true) return { test: () => true, work: 1, end: i + 1 };
+  // Read once: its single characters (lower-cased, as either case matches) and its ranges, so a
+  // test costs one look-up and one comparison per range, not a walk of the whole list.
+  const singles = new Set<string>();
+  const ranges: Array<readonly [string, string]> = [];
+  for (let k = first; k < i; k++) {
+    const low = chars[k] as string;
+    if (chars[k + 1] === "-" && k + 2 < i) {
+      ranges.push([low, chars[k + 2] as string]);
+      k += 2;
+    } else singles.add(low.toLowerCase());
+  }
   const member = (char: string): boolean => {
-    for (let k = 0; k < list.length; k++) {
-      const low = list[k] as string;
-      const high = list[k + 2];
-      if (list[k + 1] === "-" && high !== undefined) {
-        const lower = char.toLowerCase();
-        const upper = char.toUpperCase();
-        if ((lower >= low && lower <= high) || (upper >= low && upper <= high)) return true;
-        k += 2;
-      } else if (sameLetter(char, low)) return true;
-    }
-    return false;
+    const lower = char.toLowerCase();
+    if (singles.has(lower)) return true;
+    const upper = char.toUpperCase();
+    return ranges.some(([low, high]) => (lower >= low && lower <= high) || (upper >= low && upper <= high));
   };
-  return { test: (char) => member(char) !== negated, end: i + 1 };
+  // A range costs four comparisons (its two ends, in either case).
+  return { test: (char) => member(char) !== negated, work: 1 + 4 * ranges.length, end: i + 1 };
 }
 
 /**
@@ -115,9 +127,10 @@ export function globSegment(word: string): Glob {
   if (list.includes(",") || list.includes("..")) text = `${text.slice(0, open)}*${text.slice(close + 1)}`;
   const chars = Array.from(text.slice(text.lastIndexOf("/") + 1));
   // Longer than any name can be matched by, but for stars: not read, and matches anything.
-  if (chars.length > MAX_SEGMENT_CHARS) return ["*"];
+  if (chars.length > MAX_SEGMENT_CHARS) return { tokens: ["*"], work: 1 };
   const ends = bracketEnds(chars);
   const tokens: Token[] = [];
+  let work = 0;
   for (let i = 0; i < chars.length; ) {
     const char = chars[i] as string;
     const set = char === "[" ? bracket(chars, ends, i) : undefined;
@@ -126,21 +139,22 @@ export function globSegment(word: string): Glob {
       i++;
     } else if (set !== undefined) {
       tokens.push(set.test);
+      work += set.work - 1;
       i = set.end;
     } else {
       tokens.push(char === "?" ? () => true : (c) => sameLetter(c, char));
       i++;
     }
   }
-  return tokens;
+  return { tokens, work: work + tokens.length };
 }
 
 /**
  * Whether `glob` matches the file name `name` (no slash). The classic one-star backtrack: each
- * star is returned to at most once per character of the name, so the work is at most the product
- * of the lengths; a name longer than MAX_NAME_CHARS is no file's and matches nothing.
+ * star is returned to at most once per character of the name, so the work is at most the name's
+ * length times the glob's work; a name longer than MAX_NAME_CHARS is no file's and matches nothing.
  */
-export function globMatches(glob: Glob, name: string): boolean {
+export function globMatches({ tokens: glob }: Glob, name: string): boolean {
   const chars = Array.from(name);
   if (chars.length > MAX_NAME_CHARS) return false;
   let t = 0;

@@ -170,8 +170,9 @@ const FIND_REGEXES = new Set(["-regex", "-iregex"]);
 const EXTGLOB = /[@+!*?]\(/;
 
 /**
- * More work than this (the globs' tokens, times the files, times a name's longest) is not
- * done: such a command — only a hostile one has that many long globs — names every file.
+ * More work than this (the globs' work, a bracket list's test counted by its length, times the
+ * files, times a name's longest) is not done: such a command — only a hostile one has that many
+ * long globs or bracket lists — names every file.
  */
 const MAX_MATCH_WORK = 20_000_000;
 
@@ -181,8 +182,8 @@ interface Unspelled {
   readonly runs: boolean;
   every: boolean;
   readonly globs: Glob[];
-  /** The globs' tokens, all told (a glob's work per name is at most its tokens times the name's length). */
-  globTokens: number;
+  /** The globs' work, all told (a glob's work per name is at most Glob.work times the name's length). */
+  globWork: number;
 }
 
 /** Whether a word has glob characters (seen only in a word bash expands: `literal` false). */
@@ -209,7 +210,7 @@ function runnerInputs(program: string, args: readonly string[]): readonly string
 function addGlob(into: Unspelled, text: string): void {
   const glob = globSegment(text);
   into.globs.push(glob);
-  into.globTokens += glob.length;
+  into.globWork += glob.work;
 }
 
 /** find's glob arguments, quoted or not (find matches them itself); a regex may match any name. */
@@ -340,10 +341,9 @@ export function unspelledUses(
 ): string[] {
   const candidates = [...files];
   if (candidates.length === 0) return [];
-  const found: Unspelled = { runs, every: false, globs: [], globTokens: 0 };
+  const found: Unspelled = { runs, every: false, globs: [], globWork: 0 };
   read(parseScript(command), found);
-  if (found.every || found.globTokens * candidates.length * MAX_NAME_CHARS > MAX_MATCH_WORK)
-    return candidates;
+  if (found.every || found.globWork * candidates.length * MAX_NAME_CHARS > MAX_MATCH_WORK) return candidates;
   if (found.globs.length === 0) return [];
   return candidates.filter((file) => {
     const name = basename(trimTrailing(file, "/"));
