@@ -43,10 +43,20 @@ function under(word: string, dir: string): boolean {
  */
 function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean {
   const names = words.map(normalisePath);
+  // A word names a file by its path or name only when its last segment is that name: the words
+  // are looked up by it, not each read for each file (a long command against many downloads).
+  const byLast = new Map<string, string[]>();
+  for (const w of names) {
+    const last = w.slice(w.lastIndexOf("/") + 1);
+    const same = byLast.get(last);
+    if (same === undefined) byLast.set(last, [w]);
+    else same.push(w);
+  }
   for (const file of files) {
     const path = normalisePath(file);
     const name = path.slice(path.lastIndexOf("/") + 1);
-    if (names.some((w) => w === path || w.endsWith(`/${path}`) || w === name || w.endsWith(`/${name}`)))
+    const named = name === "" ? names : (byLast.get(name) ?? []);
+    if (named.some((w) => w === path || w.endsWith(`/${path}`) || w === name || w.endsWith(`/${name}`)))
       return true;
     if (!file.endsWith("/")) continue;
     if (path === "" && names.some((w) => w !== "" && !w.startsWith("/") && !w.startsWith("-"))) return true;
