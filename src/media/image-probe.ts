@@ -4,7 +4,9 @@
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
  * `image-size` is imported on the first probe, so a start never loads it. A JPEG is read by a
  * walk of its own (jpeg-size.ts) that gives up where the file's structure breaks, as `image-size`
- * does not: it searches on byte by byte, for hundreds of milliseconds on a crafted head.
+ * does not: it searches on byte by byte, for hundreds of milliseconds on a crafted head. A GIF is
+ * sized by a walk over all its frames (gif-size.ts): `image-size` reads only its logical screen,
+ * which says nothing of how large the frames a decoder builds are.
  *
  * An image is shown to a model only within a pixel budget: a few kilobytes of PNG can declare a
  * picture of billions of pixels that whoever decodes it (the model's endpoint, a resizer on the
@@ -19,6 +21,7 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
+import { gifSize, isGif } from "./gif-size.js";
 import { isJpeg, jpegSize } from "./jpeg-size.js";
 
 const VIEWABLE: Readonly<Record<string, string>> = {
@@ -54,7 +57,8 @@ export type ImageProbe =
  */
 function imageTooLarge(image: ImageInfo): string | undefined {
   const { width, height } = image;
-  if (width === undefined || height === undefined) return "its header does not say how large it is";
+  if (width === undefined || height === undefined)
+    return image.unsized ?? "its header does not say how large it is";
   if (Math.max(width, height) > IMAGE_MAX_SIDE)
     return `it is ${width}×${height} pixels, more than ${IMAGE_MAX_SIDE} on a side`;
   if (width * height > IMAGE_MAX_PIXELS)
@@ -62,11 +66,11 @@ function imageTooLarge(image: ImageInfo): string | undefined {
   return undefined;
 }
 
-/** Bytes of a file's head that tell its format and size (enough for JPEG EXIF headers). */
+/** Bytes of a file's head that tell its format and size (enough for JPEG EXIF headers); not a GIF's. */
 const HEAD_BYTES = 512 * 1024;
 /**
  * The most bytes of a file `readImageHandle` reads unless told otherwise (the default cap on a
- * received file): an image past it is judged by its head.
+ * received file): a PNG, JPEG or WebP past it is judged by its head, a GIF is refused.
  */
 const IMAGE_READ_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -75,6 +79,8 @@ interface ImageInfo {
   readonly mediaType: string;
   readonly width?: number;
   readonly height?: number;
+  /** Why the bytes give no size, when the usual reason (the header says none) is not it. */
+  readonly unsized?: string;
 }
 
 /** A JPEG head's size in `image-size`'s terms, or undefined when its walk gave up. */
@@ -87,6 +93,16 @@ function jpegInfo(
 
 /** What a file's bytes say about it as an image, if it is a viewable one (its size unchecked). */
 async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined> {
+  if (isGif(bytes)) {
+    const size = gifSize(bytes);
+    if (!size)
+      return { mediaType: "image/gif", unsized: "its frames cannot all be read to tell how large it is" };
+    return {
+      mediaType: "image/gif",
+      ...(size.width > 0 ? { width: size.width } : {}),
+      ...(size.height > 0 ? { height: size.height } : {}),
+    };
+  }
   const head = bytes.subarray(0, HEAD_BYTES);
   try {
     const info = isJpeg(head) ? jpegInfo(head) : (await import("image-size")).imageSize(head);
