@@ -43,6 +43,26 @@ describe("read_file on an image", () => {
     );
   });
 
+  it("does not attach a GIF whose frame is far larger than its 1×1 screen", async () => {
+    const descriptor = Buffer.alloc(10);
+    descriptor[0] = 0x2c;
+    descriptor.writeUInt16LE(11_000, 5);
+    descriptor.writeUInt16LE(11_000, 7);
+    const gif = Buffer.concat([
+      Buffer.from("GIF89a", "latin1"),
+      Buffer.from([1, 0, 1, 0, 0, 0, 0]),
+      descriptor,
+      Buffer.from([2, 2, 0x44, 0x01, 0, 0x3b]),
+    ]);
+    await writeFile(path.join(ws, "tiny.gif"), gif);
+    const tool = createReadFileTool({ workspace: toolWorkspace({ root: ws, extraRoots: [] }) });
+    const result = await call(tool, { path: "tiny.gif" });
+    expect(result.attachments).toBeUndefined();
+    expect(result.output).toMatch(
+      /^tiny\.gif is an image \(image\/gif, \d+ B\) that is not attached: it is 11000×11000 pixels/,
+    );
+  });
+
   it("still refuses other binary files", async () => {
     await writeFile(path.join(ws, "blob.bin"), Buffer.from([0, 1, 2, 0, 3]));
     const tool = createReadFileTool({ workspace: toolWorkspace({ root: ws, extraRoots: [] }) });
