@@ -15,15 +15,19 @@ describe("downloadExecution", () => {
     expect(downloadExecution(`python3 ${"/".repeat(200_000)}tmp/get.py`, recorded)).toBe(USES);
   });
 
-  // Each word was compared with each download's path and name: a 50,000-word command against 500
-  // downloads took seconds for each check of one call.
+  // Each word was compared with each download's path and name, and each downloaded folder's: a
+  // 50,000-word command against 500 downloads took seconds for each check of one call.
   it("reads a long command against many downloads in time linear in each", () => {
-    const many = new Set(Array.from({ length: 500 }, (_, i) => `/ws/dl/f${i}.sh`));
+    const files = Array.from({ length: 500 }, (_, i) => `/ws/dl/f${i}.sh`);
+    const folders = Array.from({ length: 500 }, (_, i) => `/ws/dl/repo${i}/`);
     const command = `echo ${Array.from({ length: 50_000 }, (_, i) => `w${i}`).join(" ")}`;
     const started = performance.now();
-    expect(downloadExecution(command, many)).toBeUndefined();
-    expect(downloadExecution(`${command} && bash x/f499.sh`, many)).toBe(USES);
-    expect(downloadExecution(`${command} && bash ./dl/f7.sh`, many)).toBe(USES);
+    expect(downloadExecution(command, new Set(files))).toBeUndefined();
+    expect(downloadExecution(command, new Set(folders))).toBeUndefined();
+    expect(downloadExecution(`${command} && bash x/f499.sh`, new Set(files))).toBe(USES);
+    expect(downloadExecution(`${command} && bash ./dl/f7.sh`, new Set(files))).toBe(USES);
+    expect(downloadExecution(`${command} && bash a/repo7/run.sh`, new Set(folders))).toBe(USES);
+    expect(downloadExecution(`${command} && bash ws/dl/repo7/x/run.sh`, new Set(folders))).toBe(USES);
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 

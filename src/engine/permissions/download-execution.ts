@@ -32,22 +32,22 @@ function normalisePath(path: string): string {
   return normal === "." ? "" : normal;
 }
 
-/** Whether `word` is a path under the folder `dir` (its path or name): `repo/x.sh`, `a/repo/x.sh`. */
-function under(word: string, dir: string): boolean {
-  return word.startsWith(`${dir}/`) || word.includes(`/${dir}/`);
-}
-
 /**
  * Whether one of `words` is one of `files`, by path or by file name, or a path under one of them
  * that is a folder (ending in `/`; `./`, the command's directory, holds every relative path).
  */
 function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean {
   const names = words.map(normalisePath);
-  // A word names a file by its path or name only when its last segment is that name: the words
-  // are looked up by it, not each read for each file (a long command against many downloads).
+  // A word names a file by its path or name only when its last segment is that name, and is a
+  // path under a folder (`repo/x.sh`, `a/repo/x.sh`, under its path or its name) only when one of
+  // its other segments is the folder's name: the words are looked up by their segments, not each
+  // read for each file (a long command against many downloads).
   const byLast = new Map<string, string[]>();
+  const folders = new Set<string>();
   for (const w of names) {
-    const last = w.slice(w.lastIndexOf("/") + 1);
+    const segments = w.split("/");
+    const last = segments.pop() as string;
+    for (const segment of segments) folders.add(segment);
     const same = byLast.get(last);
     if (same === undefined) byLast.set(last, [w]);
     else same.push(w);
@@ -60,7 +60,7 @@ function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean
       return true;
     if (!file.endsWith("/")) continue;
     if (path === "" && names.some((w) => w !== "" && !w.startsWith("/") && !w.startsWith("-"))) return true;
-    if (path !== "" && names.some((w) => under(w, path) || under(w, name))) return true;
+    if (path !== "" && folders.has(name)) return true;
   }
   return false;
 }
