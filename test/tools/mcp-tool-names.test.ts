@@ -41,8 +41,8 @@ describe("MCP agent-facing tool names", () => {
     const first = names([dotted, underscored]);
     const later = names([underscored, dotted]);
     expect(first).toEqual(later);
-    expect(first["files_read"]).toBe("github__files_read");
-    expect(first["files.read"]).toMatch(/^github__files_read_[0-9a-f]{6}$/);
+    expect(first[underscored.name]).toBe("github__files_read");
+    expect(first[dotted.name]).toMatch(/^github__files_read_[0-9a-f]{6}$/);
   });
 
   it("tells long names apart by their hash within 64 characters, in either order", () => {
