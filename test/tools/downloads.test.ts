@@ -24,6 +24,13 @@ describe("detectDownloads", () => {
     ["$'\\x63url' -o x.sh https://x.test/x", ["x.sh"]],
     ["c\\url -s https://x.test/a 2>&1 > 'saved page.html'", ["saved page.html"]],
     ["env A=1 w''get -qO s.sh https://x.test/s", ["s.sh"]],
+    // The server names the file (its Content-Disposition header): the folder it lands in counts.
+    ["curl -OJ https://x.test/dl", ["dl", "./"]],
+    ["curl -L -O --remote-header-name --output-dir d https://x.test/dl", ["d/dl", "d/"]],
+    ["curl -J -o x.sh https://x.test/dl", ["x.sh"]],
+    ["wget --content-disposition https://x.test/dl", ["dl", "./"]],
+    ["wget --trust-server-names -P d https://x.test/dl", ["d/dl", "d/"]],
+    ["wget --content-disposition -O x.sh https://x.test/dl", ["x.sh"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

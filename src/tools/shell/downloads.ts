@@ -1,7 +1,8 @@
 /**
  * Download provenance for shell commands: which files a command downloads (curl -o/-O, wget,
  * `curl … > file`, `curl … | tee file`) and which folders it fills from elsewhere (a git clone, an
- * extracted download: folder-downloads.ts, written with a trailing `/`), so they can be recorded
+ * extracted download: folder-downloads.ts, or the folder of a file the server names, curl -J's
+ * and wget --content-disposition's; written with a trailing `/`), so they can be recorded
  * in the session facts. The permission engine asks a person before anything runs them (or a file
  * under them: engine/permissions/download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
  * `$'\x63url' -o x.sh …` is curl too); they lean towards flagging.
@@ -26,10 +27,20 @@ function urlBasename(word: string): string | undefined {
   }
 }
 
+/**
+ * The folder a download named by the server (curl's -J, wget's --content-disposition) is written
+ * into: its name is unknown until then, so the whole folder counts as downloaded (`./` for the
+ * command's own, which holds any relative path).
+ */
+function serverNamedFolder(dir: string): string {
+  return `${path.posix.join(dir || ".", ".")}/`;
+}
+
 function curlTargets(args: readonly string[]): string[] {
   const outputs: string[] = [];
   const urls: string[] = [];
   let remoteName = false;
+  let headerName = false;
   let outputDir = "";
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string;
@@ -41,9 +52,11 @@ function curlTargets(args: readonly string[]): string[] {
     } else if (arg.startsWith("--output=")) outputs.push(arg.slice("--output=".length));
     else if (arg.startsWith("--output-dir=")) outputDir = arg.slice("--output-dir=".length);
     else if (arg === "--remote-name" || arg === "--remote-name-all") remoteName = true;
+    else if (arg === "--remote-header-name") headerName = true;
     else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
       for (let c = 1; c < arg.length; c += 1) {
         if (arg[c] === "O") remoteName = true;
+        if (arg[c] === "J") headerName = true;
         if (arg[c] === "o") {
           const rest = arg.slice(c + 1);
           outputs.push(rest || (args[i + 1] ?? ""));
@@ -54,9 +67,11 @@ function curlTargets(args: readonly string[]): string[] {
     } else if (urlBasename(arg)) urls.push(arg);
   }
   const named = remoteName ? urls.map((url) => urlBasename(url) as string) : [];
-  return [...outputs, ...named]
+  const files = [...outputs, ...named]
     .filter((file) => file !== "" && file !== "-")
     .map((file) => (outputDir && !path.isAbsolute(file) ? path.join(outputDir, file) : file));
+  // -J names a -O download by the server's Content-Disposition header, not by its URL.
+  return remoteName && headerName && urls.length > 0 ? [...files, serverNamedFolder(outputDir)] : files;
 }
 
 function wgetTargets(args: readonly string[]): string[] {
@@ -83,13 +98,16 @@ function wgetTargets(args: readonly string[]): string[] {
     } else if (/^(https?|ftps?):\/\/[^/]/.test(arg) && URL.canParse(arg)) urls.push(arg);
   }
   if (document !== undefined) return document === "-" ? [] : [document];
+  // The server names the file (a Content-Disposition header, a redirect's last URL).
+  const serverNamed = args.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
   // A recursive fetch fills the host's folder, or the prefix itself without host folders.
   const recursive = args.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
   if (recursive) {
     const flat = args.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
     return urls.map((url) => `${path.join(prefix, flat ? "." : new URL(url).host)}/`);
   }
-  return urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
+  const files = urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
+  return serverNamed && urls.length > 0 ? [...files, serverNamedFolder(prefix)] : files;
 }
 
 /** One simple command of a line, as the download heuristics read it. */
