@@ -31,6 +31,11 @@ describe("detectDownloads", () => {
     ["wget --content-disposition https://x.test/dl", ["dl", "./"]],
     ["wget --trust-server-names -P d https://x.test/dl", ["d/dl", "d/"]],
     ["wget --content-disposition -O x.sh https://x.test/dl", ["x.sh"]],
+    // curl's URL globbing names each file from its own URL (-O) or fills in an -o's #1.
+    ["curl -O 'https://x.test/{evil,ok}.sh'", ["{evil,ok}.sh", "./"]],
+    ["curl -O --output-dir d 'https://x.test/evil[1-2].sh'", ["d/evil[1-2].sh", "d/"]],
+    ["curl -o 'e/run_#1.sh' 'https://x.test/{a,b}'", ["e/run_#1.sh", "e/"]],
+    ["curl -o 'e/run_#1.sh' https://x.test/a", ["e/run_#1.sh"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

@@ -28,9 +28,9 @@ function urlBasename(word: string): string | undefined {
 }
 
 /**
- * The folder a download named by the server (curl's -J, wget's --content-disposition) is written
- * into: its name is unknown until then, so the whole folder counts as downloaded (`./` for the
- * command's own, which holds any relative path).
+ * The folder a download the command line does not name is written into (one named by the server,
+ * curl's -J, wget's --content-disposition; or by curl's URL globbing): the whole folder counts as
+ * downloaded (`./` for the command's own, which holds any relative path).
  */
 function serverNamedFolder(dir: string): string {
   return `${path.posix.join(dir || ".", ".")}/`;
@@ -70,8 +70,15 @@ function curlTargets(args: readonly string[]): string[] {
   const files = [...outputs, ...named]
     .filter((file) => file !== "" && file !== "-")
     .map((file) => (outputDir && !path.isAbsolute(file) ? path.join(outputDir, file) : file));
-  // -J names a -O download by the server's Content-Disposition header, not by its URL.
-  return remoteName && headerName && urls.length > 0 ? [...files, serverNamedFolder(outputDir)] : files;
+  // Names the line does not spell: the server's (-J names an -O download by its Content-Disposition
+  // header), or those curl's URL globbing (`{a,b}`, `[1-3]`) fills in, in an -O name or an -o's
+  // `#1`: the folders they land in count.
+  const globbed = urls.some((url) => /[{[]/.test(url));
+  const folders = files
+    .filter((file) => globbed && /[{[]|#\d/.test(file))
+    .map((file) => serverNamedFolder(path.posix.dirname(file)));
+  if (remoteName && headerName && urls.length > 0) folders.push(serverNamedFolder(outputDir));
+  return [...files, ...folders];
 }
 
 function wgetTargets(args: readonly string[]): string[] {
