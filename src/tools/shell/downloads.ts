@@ -107,6 +107,9 @@ function wgetTargets(args: readonly string[]): string[] {
   if (document !== undefined) return document === "-" ? [] : [document];
   // The server names the file (a Content-Disposition header, a redirect's last URL).
   const serverNamed = args.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
+  // The URLs are read from a file (-i, --input-file): their names are not on the line.
+  if (args.some((arg) => /^(-[A-Za-z]*i[A-Za-z]*|--input-file(=.*)?)$/.test(arg)))
+    return [serverNamedFolder(prefix)];
   // A recursive fetch fills the host's folder, or the prefix itself without host folders.
   const recursive = args.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
   if (recursive) {
