@@ -1,25 +1,73 @@
-/** Racing work against the turn's abort signal, so an interrupt takes effect at once. */
+/**
+ * Stopping a turn and racing work against it, so an interrupt takes effect at once. A turn's
+ * StopSwitch makes its AbortSignal only when something asks for one (a provider's HTTP request, a
+ * tool): a turn on a model that needs none makes none, and an AbortSignal and its listeners were a
+ * large part of what a short turn cost.
+ */
 
 export type Raced<T> = { readonly aborted: false; readonly value: T } | { readonly aborted: true };
 
 const ABORTED: Raced<never> = Object.freeze({ aborted: true });
 
+/** What a read can be stopped by: a flag to look at, and a way to be told at once. */
+export interface Stoppable {
+  readonly aborted: boolean;
+  /** Call `listener` once when stopped (never when already stopped); returns its removal. */
+  onStop(listener: () => void): () => void;
+}
+
+/** A turn's stop: a flag, its listeners, and an AbortSignal made on first use (see the header). */
+export class StopSwitch implements Stoppable {
+  private stopped = false;
+  private controller: AbortController | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  get aborted(): boolean {
+    return this.stopped;
+  }
+
+  /** An AbortSignal that aborts with the switch (already aborted when made after the stop). */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.stopped) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Stop: abort the signal (if made) and tell the listeners; later calls do nothing. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.controller?.abort();
+    for (const listener of this.listeners) listener();
+    this.listeners.clear();
+  }
+
+  /** See `Stoppable.onStop`. */
+  onStop(listener: () => void): () => void {
+    if (this.stopped) return () => undefined;
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
 /**
  * Settle `resolve`/`reject` with the promise's outcome as a Raced value: its value, or
- * `{aborted: true}` when it rejects after `signal` aborted (the work was abandoned); a rejection
+ * `{aborted: true}` when it rejects after `stop` aborted (the work was abandoned); a rejection
  * before the abort is passed on. The one place that knows how an outcome settles. It takes the
  * caller's own resolvers instead of returning a promise, so a caller that already builds one
  * promise per read (a model's stream of many events) makes no second one.
  */
 function settleOutcome<T>(
   promise: Promise<T>,
-  signal: AbortSignal,
+  stop: { readonly aborted: boolean },
   resolve: (raced: Raced<T>) => void,
   reject: (error: unknown) => void,
 ): void {
   promise.then(
     (value) => resolve({ aborted: false, value }),
-    (error: unknown) => (signal.aborted ? resolve(ABORTED) : reject(error)),
+    (error: unknown) => (stop.aborted ? resolve(ABORTED) : reject(error)),
   );
 }
 
@@ -51,31 +99,30 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-/** An iterator's results raced against an abort signal (see `abortableReader`). */
+/** An iterator's results raced against a stop (see `abortableReader`). */
 export interface AbortableReader<T> {
-  /** The source's next result, or `{aborted: true}` as soon as the signal aborts. */
+  /** The source's next result, or `{aborted: true}` as soon as the stop comes. */
   next(): Promise<Raced<IteratorResult<T>>>;
-  /** Stop listening to the signal (call when done reading). */
+  /** Stop listening for the stop (call when done reading). */
   close(): void;
 }
 
 /**
- * Read `source` racing each result against `signal`, like `raceAbort` on every `next()`, with one
- * abort listener for the whole read: a model's stream of many deltas would otherwise add and
- * remove a listener per delta. A rejection of a result after the abort is swallowed.
+ * Read `source` racing each result against `stop`, like `raceAbort` on every `next()`, with one
+ * stop listener for the whole read: a model's stream of many deltas would otherwise add and remove
+ * a listener per delta. A rejection of a result after the stop is swallowed.
  */
-export function abortableReader<T>(source: AsyncIterator<T>, signal: AbortSignal): AbortableReader<T> {
+export function abortableReader<T>(source: AsyncIterator<T>, stop: Stoppable): AbortableReader<T> {
   let wake: ((raced: Raced<IteratorResult<T>>) => void) | undefined;
-  const onAbort = () => wake?.(ABORTED);
-  signal.addEventListener("abort", onAbort, { once: true });
+  const close = stop.onStop(() => wake?.(ABORTED));
   return {
     next() {
       return new Promise((resolve, reject) => {
         wake = resolve;
-        settleOutcome(source.next(), signal, resolve, reject);
-        if (signal.aborted) resolve(ABORTED);
+        settleOutcome(source.next(), stop, resolve, reject);
+        if (stop.aborted) resolve(ABORTED);
       });
     },
-    close: () => signal.removeEventListener("abort", onAbort),
+    close,
   };
 }

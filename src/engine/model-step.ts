@@ -92,10 +92,13 @@ async function streamOnce(
         model: ctx.request.model,
         messages,
         tools: registry.schemasFor(ctx.request),
-        signal: ctx.signal,
+        // Made when the provider reads it (a real one does, for its HTTP request), not per turn.
+        get signal() {
+          return ctx.signal;
+        },
       })
       [Symbol.asyncIterator]();
-    reader = abortableReader(iterator, ctx.signal);
+    reader = abortableReader(iterator, ctx);
     for (;;) {
       const next = await reader.next();
       if (next.aborted || next.value.done) break;

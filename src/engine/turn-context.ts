@@ -9,6 +9,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Attachment, ImageAttachment } from "../core/attachment.js";
 import type { MediaOptions } from "./outbound-media.js";
 import type { SessionFacts } from "../core/tool.js";
+import { type Stoppable, StopSwitch } from "../core/abort.js";
 import { deepFreeze } from "../core/deep-freeze.js";
 import {
   type AgentEvent,
@@ -89,7 +90,7 @@ export interface CallAnswer {
 }
 
 /** Per-turn state and shared operations. */
-export class TurnContext {
+export class TurnContext implements Stoppable {
   /**
    * The turn's history, writable here only, and only by `append` and `hold`, which push onto it:
    * it only grows. Readers get it as `history`, a readonly array they cannot change.
@@ -101,7 +102,8 @@ export class TurnContext {
   iterations = 0;
   finalText = "";
   usage: TokenUsage | undefined;
-  private readonly controller = new AbortController();
+  /** The turn's stop; its AbortSignal is made only when something asks for `signal`. */
+  private readonly stopSwitch = new StopSwitch();
   private completed = false;
   /**
    * What outsideReads and attachedFiles last answered, with the history length and requester they
@@ -136,12 +138,19 @@ export class TurnContext {
     return this.log;
   }
 
+  /** An AbortSignal that aborts when the turn is stopped (made on first use). */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.stopSwitch.signal;
   }
 
+  /** Whether the turn was stopped. */
   get aborted(): boolean {
-    return this.controller.signal.aborted;
+    return this.stopSwitch.aborted;
+  }
+
+  /** Call `listener` once when the turn is stopped (see Stoppable); returns its removal. */
+  onStop(listener: () => void): () => void {
+    return this.stopSwitch.onStop(listener);
   }
 
   get mode(): PermissionMode {
@@ -192,7 +201,7 @@ export class TurnContext {
 
   /** Stop the turn: aborts the model request, running tools and any pending wait. */
   interrupt(): void {
-    this.controller.abort();
+    this.stopSwitch.stop();
   }
 
   /** Whom the turn serves, platform-qualified ("slack:U0123"). */

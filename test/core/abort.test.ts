@@ -1,11 +1,11 @@
 /**
- * Racing work against the turn's abort signal: a single promise (raceAbort) or a model's stream
- * (abortableReader). Every result passes until the abort, which ends the wait at once even while
+ * Stopping a turn (StopSwitch, whose AbortSignal is made only when asked for) and racing work
+ * against it: a single promise (raceAbort) or a model's stream (abortableReader). Every result passes until the abort, which ends the wait at once even while
  * the work goes on; listeners are not left behind, and a failure after the abort is no one's error.
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { abortableReader, raceAbort } from "../../src/core/abort.js";
+import { abortableReader, raceAbort, StopSwitch } from "../../src/core/abort.js";
 import { deferred } from "../support/deferred.js";
 
 /** An iterator whose results the test settles by hand, in order. */
@@ -59,15 +59,44 @@ describe("raceAbort", () => {
   });
 });
 
+describe("StopSwitch", () => {
+  it("hands out one AbortSignal that aborts with the switch", () => {
+    const stop = new StopSwitch();
+    expect(stop.aborted).toBe(false);
+    const signal = stop.signal;
+    expect(stop.signal).toBe(signal);
+    stop.stop();
+    expect(stop.aborted).toBe(true);
+    expect(signal.aborted).toBe(true);
+  });
+
+  it("hands out an aborted signal when asked after the stop", () => {
+    const stop = new StopSwitch();
+    stop.stop();
+    expect(stop.signal.aborted).toBe(true);
+  });
+
+  it("tells each listener once, not after its removal, nor when added after the stop", () => {
+    const stop = new StopSwitch();
+    const told: string[] = [];
+    stop.onStop(() => told.push("a"));
+    const remove = stop.onStop(() => told.push("b"));
+    remove();
+    stop.stop();
+    stop.stop();
+    stop.onStop(() => told.push("c"));
+    expect(told).toEqual(["a"]);
+  });
+});
+
 describe("abortableReader", () => {
-  it("passes every result through with one abort listener for the whole read", async () => {
-    const controller = new AbortController();
+  it("passes every result through with one stop listener for the whole read", async () => {
+    const stop = new StopSwitch();
     const { iterator, pending } = manualSource<string>();
-    const listen = vi.spyOn(controller.signal, "addEventListener");
-    const reader = abortableReader(iterator, controller.signal);
+    const listen = vi.spyOn(stop, "onStop");
+    const reader = abortableReader(iterator, stop);
     for (const value of ["a", "b", "c"]) {
       const next = reader.next();
-      expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
       pending.shift()!.resolve({ done: false, value });
       expect(await next).toEqual({ aborted: false, value: { done: false, value } });
     }
@@ -76,15 +105,26 @@ describe("abortableReader", () => {
     expect(await last).toEqual({ aborted: false, value: { done: true, value: undefined } });
     expect(listen).toHaveBeenCalledTimes(1);
     reader.close();
-    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
-  it("ends a waiting read as soon as the signal aborts, and swallows the source's later failure", async () => {
-    const controller = new AbortController();
+  it("stops listening when closed", async () => {
+    const stop = new StopSwitch();
     const { iterator, pending } = manualSource<string>();
-    const reader = abortableReader(iterator, controller.signal);
+    const reader = abortableReader(iterator, stop);
     const next = reader.next();
-    controller.abort();
+    reader.close();
+    stop.stop();
+    pending.shift()!.resolve({ done: false, value: "late" });
+    // Closed before the stop: the pending read is not ended by it, and settles with the source.
+    expect(await next).toEqual({ aborted: false, value: { done: false, value: "late" } });
+  });
+
+  it("ends a waiting read as soon as the switch stops, and swallows the source's later failure", async () => {
+    const stop = new StopSwitch();
+    const { iterator, pending } = manualSource<string>();
+    const reader = abortableReader(iterator, stop);
+    const next = reader.next();
+    stop.stop();
     expect(await next).toEqual({ aborted: true });
     pending.shift()!.reject(new Error("socket closed after the abort"));
     expect(await reader.next()).toEqual({ aborted: true });
@@ -93,10 +133,10 @@ describe("abortableReader", () => {
     reader.close();
   });
 
-  it("passes a failure that came before any abort", async () => {
-    const controller = new AbortController();
+  it("passes a failure that came before any stop", async () => {
+    const stop = new StopSwitch();
     const { iterator, pending } = manualSource<string>();
-    const reader = abortableReader(iterator, controller.signal);
+    const reader = abortableReader(iterator, stop);
     const next = reader.next();
     pending.shift()!.reject(new Error("model went away"));
     await expect(next).rejects.toThrow("model went away");
