@@ -24,23 +24,31 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, 
 
 /** TurnEvents over the turn `begin` starts at the first `next()`; never begun when stopped first. */
 export function turnEvents(begin: () => BegunTurn): TurnEvents {
-  let turn: BegunTurn | undefined;
-  let stopped = false;
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    next() {
-      if (stopped) return Promise.resolve(DONE);
-      turn ??= begin();
-      return turn.events.next();
-    },
-    async return() {
-      if (!stopped) {
-        stopped = true;
-        await turn?.stop();
-      }
-      return DONE;
-    },
-  };
+  return new LazyTurnEvents(begin);
+}
+
+/** A class rather than an object literal of closures: one object per turn, its methods shared. */
+class LazyTurnEvents implements TurnEvents {
+  private turn: BegunTurn | undefined;
+  private stopped = false;
+
+  constructor(private readonly begin: () => BegunTurn) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<AgentEvent, undefined>> {
+    if (this.stopped) return Promise.resolve(DONE);
+    this.turn ??= this.begin();
+    return this.turn.events.next();
+  }
+
+  async return(): Promise<IteratorResult<AgentEvent, undefined>> {
+    if (!this.stopped) {
+      this.stopped = true;
+      await this.turn?.stop();
+    }
+    return DONE;
+  }
 }
