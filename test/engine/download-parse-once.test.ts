@@ -16,6 +16,7 @@ vi.mock("../../src/tools/shell/shell-words.js", async (importOriginal) => {
 });
 
 const { downloadExecution } = await import("../../src/engine/permissions/download-execution.js");
+const { matchCommandRules } = await import("../../src/engine/permissions/hard-deny-commands.js");
 
 const FETCH_AND_RUN = "this command downloads a file and runs it";
 const UNSPELLED =
@@ -49,5 +50,12 @@ describe("the download floor's parse", () => {
       command,
       "cat inst?ll.sh | sh",
     ]);
+  });
+
+  it("shares that parse with the hard-deny command rules", () => {
+    const command = "sh -c 'rm -rf /' ; curl -o y.sh https://example.com/y.sh";
+    expect(matchCommandRules(command)).toBeDefined();
+    expect(downloadExecution(command, new Set())).toBeUndefined();
+    expect(lexed.texts).toEqual([command, "rm -rf /"]);
   });
 });

@@ -24,6 +24,7 @@ import { trimTrailing } from "../../core/trim-trailing.js";
 import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
 import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
 import { programOf } from "../../tools/shell/shell-program.js";
+import { lexedCommandWords } from "./hard-deny-commands.js";
 import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
 
 /** A path without `.` and `..` segments, doubled or trailing slashes (`.` itself is ""). */
@@ -104,26 +105,13 @@ function pipesDownloadIntoInterpreter({ line, commands }: ParsedScript): boolean
 }
 
 /**
- * Every simple command's words then its redirections' operators and targets, those of the scripts
- * it runs in turn (`sh -c`) after it: the words the hard-deny rules read (lexedCommandWords).
- */
-function commandWords({ commands }: ParsedScript): string[][] {
-  const out: string[][] = [];
-  for (const { command, texts, inner } of commands) {
-    out.push([...texts, ...command.redirects.flatMap((r) => [r.op, r.target.text])]);
-    if (inner !== undefined) for (const words of commandWords(inner)) out.push(words);
-  }
-  return out;
-}
-
-/**
  * Why running `command` executes something downloaded (see the module comment), or undefined.
  * `downloaded`: the files the agent downloaded into the workspace, by any session on it, as
  * recorded. The command is parsed once (parsed-script.ts) and that parse handed to every rule.
  */
 export function downloadExecution(command: string, downloaded: ReadonlySet<string>): string | undefined {
   const parsed = parseScript(command);
-  const commands = commandWords(parsed);
+  const commands = lexedCommandWords(parsed);
   if (
     downloaded.size > 0 &&
     (namesAny(rawTokens(command), downloaded) || namesAny(commands.flat(), downloaded))

@@ -7,8 +7,8 @@
  * wall: it stops the obvious disasters by name; the sandbox contains whatever slips past.
  */
 import path from "node:path";
-import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
-import { lexCommandLine, type ShellWord } from "../../tools/shell/shell-words.js";
+import { type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
+import { programOf } from "../../tools/shell/shell-program.js";
 
 /** One command-level rule: a label and a test on the program name and its argument words. */
 interface CommandRule {
@@ -81,16 +81,16 @@ const COMMAND_RULES: readonly CommandRule[] = [
   },
 ];
 
-/** Each simple command's words (inner scripts included), for rule matching. */
-export function lexedCommandWords(command: string, depth = 0): string[][] {
+/**
+ * Each simple command's words then its redirections' operators and targets, those of the scripts
+ * it runs in turn (`sh -c`, `eval`) after it, for rule matching (these rules' and the download
+ * floor's). `command` as written or parsed (parsed-script.ts).
+ */
+export function lexedCommandWords(command: string | ParsedScript): string[][] {
   const out: string[][] = [];
-  for (const simple of lexCommandLine(command).commands) {
-    const words = simple.words.map((word: ShellWord) => word.text);
-    out.push([...words, ...simple.redirects.flatMap((r) => [r.op, r.target.text])]);
-    const { program, args } = programOf(words);
-    const script = innerScript(program, args);
-    if (script !== undefined && depth < MAX_SCRIPT_NESTING)
-      for (const inner of lexedCommandWords(script, depth + 1)) out.push(inner);
+  for (const { command: simple, texts, inner } of parseScript(command).commands) {
+    out.push([...texts, ...simple.redirects.flatMap((r) => [r.op, r.target.text])]);
+    if (inner !== undefined) for (const words of lexedCommandWords(inner)) out.push(words);
   }
   return out;
 }

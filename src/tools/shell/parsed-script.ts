@@ -1,10 +1,14 @@
 /**
- * A shell command parsed once for every download check that reads it (the download floor's
- * rules, download detection): its lexed line and, for each simple command, its program and the
- * script a shell's `-c` or `eval` runs in turn, parsed too (to MAX_SCRIPT_NESTING). One
- * permission decision used to lex a command once per check (up to six times), and the reviewer's
- * floor lexed it all again right after; the checks now take this form, handed on, and the last
- * command parsed is kept, so the checks of one decision share one parse.
+ * A shell command parsed once for every check that reads it (the hard-deny command rules, the
+ * download floor's rules, download detection): its lexed line and, for each simple command, its
+ * program and the script a shell's `-c` or `eval` runs in turn, parsed too (to
+ * MAX_SCRIPT_NESTING). One permission decision used to lex a command once per check (up to six
+ * times), and the reviewer's floor lexed it all again right after; the checks now take this form,
+ * handed on, and the last command parsed is kept, so the checks of one decision share one parse.
+ * Keeping it is safe across sessions: a parse depends on the command's text alone (no session,
+ * folder or recorded files, which the checks apply afterwards), is made in one synchronous call
+ * and is only read, so a kept parse is exactly what parsing again would give; decisions that
+ * interleave only parse again.
  */
 import { innerScript, MAX_SCRIPT_NESTING, programOf } from "./shell-program.js";
 import { type LexedLine, lexCommandLine, type ShellCommand } from "./shell-words.js";
