@@ -7,8 +7,10 @@
  * session on it shares); builds before that kept one per session, under the session's id, and
  * those are still read when their session loads — until they are folded into the workspace's: a
  * mark `dlfolded:<id>` (written once every file is stored in the workspace's log, and read in the
- * round trip that tells a log is empty) names the log they went to, and such a log is not read
- * again for it. The old log itself is kept (a build before the move still reads it).
+ * round trip that tells a log is empty) names the log they went to and the first page the fold did
+ * not find, and such a log is read again for it only from that page on, when it exists: the old
+ * log itself is kept, and a build before the move (still running in a rolling deploy) both reads
+ * it and appends to it.
  * An append-only log of pages `dl:<log id>:<n>` (n = 0, 1, …), each claimed once with
  * setIfAbsent and never rewritten: two writers (processes, or a process past its lease and the
  * session's next holder) never overwrite each other's files, and appending keeps no head in step.
@@ -44,7 +46,7 @@ export const DOWNLOAD_PAGES_PER_SNAPSHOT = READ_BATCH;
 
 const filesSchema = z.object({ files: z.array(z.string()) });
 const headSchema = z.object({ snapshot: z.number().int().positive() });
-const foldedSchema = z.object({ into: z.string() });
+const foldedSchema = z.object({ into: z.string(), next: z.number().int().nonnegative() });
 
 /** Key of page `index` of a download log. */
 export function downloadPageKey(logId: string, index: number): string {
@@ -61,7 +63,7 @@ export function downloadHeadKey(logId: string): string {
   return `dlhead:${logId}`;
 }
 
-/** Key of the mark saying every file of a log is stored in another (the one it names). */
+/** Key of the mark saying every file of a log's pages before one is stored in another (the one it names). */
 export function downloadFoldedKey(logId: string): string {
   return `dlfolded:${logId}`;
 }
@@ -111,9 +113,10 @@ export class DownloadLog {
   }
 
   /**
-   * Every file of the log, as `read` gives them — or undefined when it is marked folded into the
-   * log `into` (`markFolded`): the mark is read in the round trip that tells the log is empty. A
-   * mark that does not validate is reported, and the log read.
+   * Every file of the log, as `read` gives them — or, when it is marked folded into the log `into`
+   * (`markFolded`), the pages from the first one the fold did not find, undefined when there are
+   * none: the mark is read in the round trip that tells the log is empty. A mark that does not
+   * validate is reported, and the log read whole.
    */
   async readUnlessFolded(logId: string, into: string): Promise<DownloadPages | undefined> {
     const [rawFolded, rawHead, first] = await getAll<unknown>(this.space, [
@@ -122,13 +125,19 @@ export class DownloadLog {
       downloadPageKey(logId, 0),
     ]);
     const found: Found = { files: [], problems: [] };
-    if (this.foldedInto(rawFolded, logId, found) === into) return undefined;
-    return this.readFromHead(logId, rawHead, first, found);
+    const folded = this.foldedOf(rawFolded, logId, found);
+    if (folded?.into !== into) return this.readFromHead(logId, rawHead, first, found);
+    // Pages appended since the fold (by a build before the move) are read, and folded in turn.
+    const since = await this.readFrom(logId, folded.next);
+    return since.next === folded.next ? undefined : since;
   }
 
-  /** Mark the log as folded into the log `into`: call it only once every file it holds is stored there. */
-  markFolded(logId: string, into: string): Promise<void> {
-    return this.space.set(downloadFoldedKey(logId), toVersioned(FOLDED_KIND, { into }));
+  /**
+   * Mark the log as folded into the log `into` up to page `next` (as a read of it gave it): call it
+   * only once every file of the pages before it is stored there.
+   */
+  markFolded(logId: string, into: string, next: number): Promise<void> {
+    return this.space.set(downloadFoldedKey(logId), toVersioned(FOLDED_KIND, { into, next }));
   }
 
   /** The log's files from the snapshot its head names (`rawHead`), else from page 0 (`first`, read already). */
@@ -170,15 +179,15 @@ export class DownloadLog {
     if (replaced > 0 && replaced !== upTo) await this.space.delete(downloadSnapshotKey(logId, replaced));
   }
 
-  /** The log a fold mark names (undefined: none, or a mark that does not validate, reported). */
-  private foldedInto(raw: unknown, logId: string, found: Found): string | undefined {
+  /** What a fold mark says (undefined: none, or a mark that does not validate, reported). */
+  private foldedOf(raw: unknown, logId: string, found: Found): z.infer<typeof foldedSchema> | undefined {
     if (raw === undefined) return undefined;
     try {
       return fromVersioned(raw, {
         kind: FOLDED_KIND,
         schema: foldedSchema,
         where: `downloads log "${logId}"`,
-      }).into;
+      });
     } catch (error) {
       if (!(error instanceof StoredDataError)) throw error;
       found.problems.push(`${error.message}; the log is read again`);

@@ -11,11 +11,13 @@
  * turns (lease-gate.ts: every turn and every pressed or typed control runs under it). Sessions
  * stored before the record moved to the workspace kept one of their own, under their id: its files
  * join the workspace's when the session loads (such records never expire; none is written now).
- * Once they are stored in the workspace's record, the old one is marked folded into it
- * (download-log.ts), and a load reads no more of it than that mark: a process that dies before
- * the mark is written reads the old record again at the next load, so no file is lost between
- * the two (files are only ever added). A mark names the workspace's record, so a session loaded
- * on another workspace (its root changed) folds its old record into that one too.
+ * Once they are stored in the workspace's record, the old one is marked folded into it up to the
+ * first page the fold did not find (download-log.ts), and a load reads no more of it than that
+ * mark and that page: a process that dies before the mark is written reads the old record again at
+ * the next load, so no file is lost between the two (files are only ever added), and a page a
+ * build before the move appends later (in a rolling deploy) is folded at the next load. A mark
+ * names the workspace's record, so a session loaded on another workspace (its root changed) folds
+ * its old record into that one too.
  */
 import path from "node:path";
 import type { Logger } from "pino";
@@ -61,8 +63,8 @@ export class WorkspaceDownloads {
 
   /**
    * The workspace's files with those of the record `sessionId` kept of its own before the record
-   * moved to the workspace (none for a session since), unless it is marked folded into the
-   * workspace's: they are written to the workspace's, then it is marked (module comment). A
+   * moved to the workspace (none for a session since), those of its pages not marked folded into
+   * the workspace's: they are written to the workspace's, then it is marked (module comment). A
    * failure to write either is logged, and the next load folds the old record again.
    */
   async forStoredSession(sessionId: string): Promise<DownloadedFiles> {
@@ -78,7 +80,7 @@ export class WorkspaceDownloads {
     for (const file of own.files) files.add(file);
     try {
       await files.written();
-      await this.log.markFolded(sessionId, this.logId);
+      await this.log.markFolded(sessionId, this.logId, own.next);
     } catch (error) {
       this.logger.warn(
         { err: error, sessionId },

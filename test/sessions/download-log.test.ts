@@ -143,14 +143,34 @@ describe("a session's downloaded files", () => {
     await ownLog(space, "s1", [["/ws/a.sh"], ["/ws/b.sh"], ["/ws/c.sh"]]);
     const first = await LiveSession.load(RECORD, storesOf(store));
     expect([...first.facts.downloadedFiles].sort()).toEqual(["/ws/a.sh", "/ws/b.sh", "/ws/c.sh"]);
-    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG } });
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG, next: 3 } });
 
-    // Another process (or this one after a restart) loads the session again.
+    // Another process (or this one after a restart) loads the session again: the mark, and the
+    // page after those folded (none: nothing was appended since).
     const { space: sessions, reads } = watched(space);
     const again = await LiveSession.load(RECORD, storesOf(store, { sessions }));
     expect([...again.facts.downloadedFiles].sort()).toEqual(["/ws/a.sh", "/ws/b.sh", "/ws/c.sh"]);
     const ofOwnLog = reads.filter((keys) => keys.some((key) => key.includes(":s1")));
-    expect(ofOwnLog).toEqual([[downloadFoldedKey("s1"), "dlhead:s1", downloadPageKey("s1", 0)]]);
+    expect(ofOwnLog).toEqual([
+      [downloadFoldedKey("s1"), "dlhead:s1", downloadPageKey("s1", 0)],
+      [downloadPageKey("s1", 3)],
+    ]);
+    await store.close();
+  });
+
+  it("a page a build before the move appends to a session's own log after its fold (a rolling deploy) is folded at the next load, not lost behind the mark", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    await ownLog(space, "s1", [["/ws/a.sh"]]);
+    await LiveSession.load(RECORD, storesOf(store));
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG, next: 1 } });
+
+    // The old build runs a turn of the session and records a download in the session's own log.
+    await ownLog(space, "s1", [["/ws/a.sh"], ["/ws/evil.sh"]]);
+    const again = await LiveSession.load(RECORD, storesOf(store));
+    expect(again.facts.downloadedFiles.has("/ws/evil.sh")).toBe(true);
+    expect((await new DownloadLog(space).read(WS_LOG)).files).toContain("/ws/evil.sh");
+    expect(await space.get(downloadFoldedKey("s1"))).toMatchObject({ data: { into: WS_LOG, next: 2 } });
     await store.close();
   });
 
@@ -197,7 +217,7 @@ describe("a session's downloaded files", () => {
     const store = await openStore(tempDir());
     const space = store.space("sessions");
     await ownLog(space, "s1", [["/ws/a.sh"]]);
-    await space.set(downloadFoldedKey("s1"), toVersioned("downloaded-files-folded", { into: 7 }));
+    await space.set(downloadFoldedKey("s1"), toVersioned("downloaded-files-folded", { into: 7, next: 1 }));
     const lines: Array<{ msg?: string }> = [];
     const live = await LiveSession.load(RECORD, storesOf(store, { lines }));
     expect(live.facts.downloadedFiles.has("/ws/a.sh")).toBe(true);
