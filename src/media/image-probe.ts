@@ -15,9 +15,8 @@
  * with its reason (`ImageProbe`), so no caller can have an image record without the verdict.
  *
  * The verdict holds for the bytes judged, and a workspace file can be rewritten after it (by the
- * agent's shell, write_file, web_fetch's save_to): whoever reads an image's bytes to use them —
- * the intake, read_file and every model call that sends the image — reads them with
- * `readImageHandle`, which judges the very bytes it hands back.
+ * agent's shell, write_file, web_fetch's save_to): every model call that sends an image reads it
+ * with `readImageHandle`, which judges the very bytes it hands back.
  */
 import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
@@ -128,12 +127,19 @@ export interface ImageRead {
   readonly probe: ImageProbe | undefined;
 }
 
-/** Up to `length` bytes of the open file from `position` (fewer where it ends). */
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  if (length <= 0) return Buffer.alloc(0);
+/** Up to the first `length` bytes of the open file (fewer where it ends). */
+async function readHead(handle: FileHandle, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  const { bytesRead } = await handle.read(buffer, 0, length, 0);
   return buffer.subarray(0, bytesRead);
+}
+
+/** The open file's first `size` bytes (fewer where it ends), its `head` already read into them. */
+async function readOn(handle: FileHandle, head: Buffer, size: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(size);
+  head.copy(buffer);
+  const { bytesRead } = await handle.read(buffer, head.length, size - head.length, head.length);
+  return buffer.subarray(0, head.length + bytesRead);
 }
 
 /**
@@ -142,18 +148,34 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
  * `data` sends what the verdict is about, however the file changes afterwards. A file whose head
  * is no viewable image is read no further.
  */
-export async function readImageHandle(
+export function readImageHandle(
   handle: FileHandle,
   file: { readonly path: string; readonly name: string; readonly bytes: number },
   maxBytes = IMAGE_READ_MAX_BYTES,
 ): Promise<ImageRead> {
+  return readJudged(handle, file, maxBytes, true);
+}
+
+/**
+ * `readImageHandle`, reading past the head only where needed: with `whole`, all of a viewable
+ * image (to send it); without, only what the verdict needs (a GIF's every frame, another format's
+ * head), so judging a large PNG does not read it all to throw it away.
+ */
+async function readJudged(
+  handle: FileHandle,
+  file: { readonly path: string; readonly name: string; readonly bytes: number },
+  maxBytes: number,
+  whole: boolean,
+): Promise<ImageRead> {
   const size = Math.min(file.bytes, maxBytes);
-  const head = await readAt(handle, 0, Math.min(size, HEAD_BYTES));
-  if (!(await probeImageBytes(head))) return { data: head, probe: undefined };
-  // A head cut short means the file ended there.
-  const rest = head.length < HEAD_BYTES ? undefined : await readAt(handle, head.length, size - head.length);
-  const data = rest ? Buffer.concat([head, rest]) : head;
-  const info = await probeImageBytes(data);
+  const head = await readHead(handle, Math.min(size, HEAD_BYTES));
+  const headInfo = await probeImageBytes(head);
+  if (!headInfo) return { data: head, probe: undefined };
+  // Only a GIF's size needs bytes past the head (gif-size.ts walks every frame); another format's
+  // is the head's whatever follows. A head cut short means the file ended there.
+  const gif = headInfo.mediaType === "image/gif";
+  const data = head.length < HEAD_BYTES || !(whole || gif) ? head : await readOn(handle, head, size);
+  const info = gif && data !== head ? await probeImageBytes(data) : headInfo;
   if (!info) return { data, probe: undefined };
   const reason = imageTooLarge(info);
   if (reason !== undefined)
@@ -178,7 +200,7 @@ export async function probeImageFile(
 ): Promise<ImageProbe | undefined> {
   const handle = await open(absolute, "r");
   try {
-    return (await readImageHandle(handle, file)).probe;
+    return (await readJudged(handle, file, IMAGE_READ_MAX_BYTES, false)).probe;
   } finally {
     await handle.close();
   }

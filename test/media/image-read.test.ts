@@ -1,0 +1,93 @@
+/**
+ * How much of a file the image verdict reads, and how often it sizes the bytes: a model call
+ * reads a whole image once and sizes it once (a GIF past the head twice: its head, then all its
+ * frames); the intake's verdict reads only what it needs (a PNG's head, a GIF's every frame).
+ */
+import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { probeImageFile, readImageHandle } from "../../src/media/image-probe.js";
+import { pngHeader } from "../support/png-header.js";
+
+const sizing = vi.hoisted(() => ({ calls: 0 }));
+vi.mock("image-size", async (original) => {
+  const real = await original<typeof import("image-size")>();
+  return {
+    ...real,
+    imageSize: (...args: Parameters<typeof real.imageSize>) => {
+      sizing.calls += 1;
+      return real.imageSize(...args);
+    },
+  };
+});
+
+const HEAD_BYTES = 512 * 1024;
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "image-read-"));
+  sizing.calls = 0;
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `bytes` saved as a file, and its record fields. */
+async function saved(bytes: Buffer) {
+  const absolute = path.join(dir, "x.png");
+  await writeFile(absolute, bytes);
+  return { absolute, file: { path: "x.png", name: "x.png", bytes: bytes.length } };
+}
+
+/** The bytes every FileHandle read asks for while `work` runs. */
+async function bytesAskedDuring(absolute: string, work: () => Promise<unknown>): Promise<number> {
+  const probe = await open(absolute, "r");
+  const prototype = Object.getPrototypeOf(probe);
+  await probe.close();
+  let asked = 0;
+  const read = prototype.read;
+  vi.spyOn(prototype, "read").mockImplementation(function (this: unknown, ...args: unknown[]) {
+    asked += args[2] as number;
+    return read.apply(this, args);
+  });
+  await work();
+  return asked;
+}
+
+describe("readImageHandle (what a model call sends)", () => {
+  it("sizes a small image once", async () => {
+    const { absolute, file } = await saved(pngHeader(40, 30));
+    const handle = await open(absolute, "r");
+    try {
+      expect((await readImageHandle(handle, file)).probe).toMatchObject({ usable: true });
+    } finally {
+      await handle.close();
+    }
+    expect(sizing.calls).toBe(1);
+  });
+
+  it("hands back the whole of an image past the head, sized once", async () => {
+    const bytes = Buffer.concat([pngHeader(40, 30), Buffer.alloc(HEAD_BYTES + 1000, 7)]);
+    const { absolute, file } = await saved(bytes);
+    const handle = await open(absolute, "r");
+    try {
+      const read = await readImageHandle(handle, file);
+      expect(read.probe).toMatchObject({ usable: true, image: { width: 40, height: 30 } });
+      expect(read.data.equals(await readFile(absolute))).toBe(true);
+    } finally {
+      await handle.close();
+    }
+    expect(sizing.calls).toBe(1);
+  });
+});
+
+describe("probeImageFile (the intake's verdict)", () => {
+  it("reads only the head of a PNG past it", async () => {
+    const { absolute, file } = await saved(Buffer.concat([pngHeader(40, 30), Buffer.alloc(4 * HEAD_BYTES)]));
+    const asked = await bytesAskedDuring(absolute, async () =>
+      expect(await probeImageFile(absolute, file)).toMatchObject({ usable: true }),
+    );
+    expect(asked).toBe(HEAD_BYTES);
+  });
+});
