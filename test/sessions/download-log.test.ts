@@ -23,6 +23,7 @@ import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js
 import { toVersioned } from "../../src/store/versioned.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
 import { WorkspaceDownloads, workspaceDownloadLogId } from "../../src/sessions/workspace-downloads.js";
+import { spaceLike } from "../support/space-like.js";
 import { guardWrites } from "./helpers/guarded-space.js";
 import { openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
 
@@ -56,7 +57,7 @@ function watched(space: KeyValueSpace, failing: (key: string) => boolean = () =>
   const reads: string[][] = [];
   const write = <T>(key: string, op: () => Promise<T>): Promise<T> =>
     failing(key) ? Promise.reject(new Error(`store down writing ${key}`)) : op();
-  const wrapped: KeyValueSpace = {
+  const wrapped = spaceLike(space, {
     get: (key) => {
       reads.push([key]);
       return space.get(key);
@@ -66,11 +67,8 @@ function watched(space: KeyValueSpace, failing: (key: string) => boolean = () =>
       return getAll(space, keys);
     },
     set: (key, value, ttl) => write(key, () => space.set(key, value, ttl)),
-    delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => write(key, () => space.setIfAbsent(key, value, ttl)),
-    replaceIf: (key, expected, value, ttlMs) => space.replaceIf(key, expected, value, ttlMs),
-    deleteIf: (key, expected) => space.deleteIf(key, expected),
-  };
+  });
   return { space: wrapped, reads };
 }
 
