@@ -7,15 +7,15 @@
  * screenshots made requests of over 80 MB, past what OpenAI takes), one the endpoint refused
  * (refused-images.ts), every image of a call retried after a refusal, a file gone from the
  * workspace, or one whose bytes changed since it was attached gets a visible one-line placeholder
- * instead; a model the endpoint refused images for gets a text model's placeholders. Nothing
- * here is stored: the history keeps only the records, so a model switch re-decides on the next call. Images are read as the
- * file tools read, through the asking conversation's view of the workspace: the agent's shell can
- * replace a recorded upload with a link out of the workspace, into another conversation's uploads
- * or to one of the service's own files, a FIFO or a device (`ln -s /dev/zero`), and none of those
- * is read. The record's verdict (media/image-probe.ts: a viewable image within the pixel budget)
- * was on the bytes of its time, and the file may have been rewritten since (the agent's shell,
- * write_file, web_fetch's save_to): the bytes read for a call are judged again, and sent only when
- * they pass and are still of the recorded type.
+ * instead; a model the endpoint refused images for gets a text model's placeholders. Nothing here
+ * is stored: the history keeps only the records, so a model switch re-decides on the next call.
+ * Images are read as the file tools read, through the asking conversation's view of the
+ * workspace: the agent's shell can replace a recorded upload with a link out of the workspace,
+ * into another conversation's uploads or to one of the service's own files, a FIFO or a device
+ * (`ln -s /dev/zero`), and none of those is read. The record's verdict (media/image-probe.ts: a
+ * viewable image within the pixel budget) was on the bytes of its time, and the file may have
+ * been rewritten since (the agent's shell, write_file, web_fetch's save_to): the bytes read for a
+ * call are judged again, and sent only when they pass and are still of the recorded type.
  */
 import { describeImage, formatBytes, type ImageAttachment, isImage } from "../core/attachment.js";
 import { type ImageRead, readImageHandle } from "../media/image-probe.js";

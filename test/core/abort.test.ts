@@ -1,7 +1,8 @@
 /**
  * Stopping a turn (StopSwitch, whose AbortSignal is made only when asked for) and racing work
- * against it: a single promise (raceAbort) or a model's stream (abortableReader). Every result passes until the abort, which ends the wait at once even while
- * the work goes on; listeners are not left behind, and a failure after the abort is no one's error.
+ * against it: a single promise (raceAbort) or a model's stream (abortableReader). Every result
+ * passes until the abort, which ends the wait at once even while the work goes on; listeners are
+ * not left behind, and a failure after the abort is no one's error.
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
