@@ -39,6 +39,10 @@ describe("detectDownloads", () => {
     // wget -i reads its URLs from a file: the names are not on the line.
     ["wget -i urls.txt", ["./"]],
     ["wget -q -P d --input-file=urls.txt", ["d/"]],
+    ["wget -iurls.txt", ["./"]],
+    ["wget -qiurls.txt -P d", ["d/"]],
+    ["wget -Pgif https://x.test/a.sh", ["gif/a.sh"]],
+    ["wget -iOut.txt", ["./"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

@@ -81,10 +81,15 @@ function curlTargets(args: readonly string[]): string[] {
   return [...files, ...folders];
 }
 
+/** wget's short options that take a value: what follows one in a cluster is its value (`-qPdir`). */
+const WGET_VALUED = new Set("aABDeiIlnoOPQRtTUwX");
+
 function wgetTargets(args: readonly string[]): string[] {
   let document: string | undefined;
   let prefix = "";
   const urls: string[] = [];
+  // The URLs are read from a file (-i, --input-file): their names are not on the line.
+  let input = false;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i] as string;
     if (arg === "--output-document" || arg === "--directory-prefix") {
@@ -94,22 +99,24 @@ function wgetTargets(args: readonly string[]): string[] {
       i += 1;
     } else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
     else if (arg.startsWith("--directory-prefix=")) prefix = arg.slice("--directory-prefix=".length);
+    else if (/^--input-file(=|$)/.test(arg)) input = true;
     else if (/^-[A-Za-z]/.test(arg)) {
-      const at = arg.search(/[OP]/);
-      if (at === -1) continue;
+      // The cluster's first option taking a value takes the rest of it (`-qiurls.txt`) or the next word.
+      let at = 1;
+      while (at < arg.length && !WGET_VALUED.has(arg[at] as string)) at += 1;
+      if (at === arg.length) continue;
       const rest = arg.slice(at + 1);
       const value = rest || (args[i + 1] ?? "");
       if (!rest) i += 1;
       if (arg[at] === "O") document = value;
-      else prefix = value;
+      else if (arg[at] === "P") prefix = value;
+      else if (arg[at] === "i") input = true;
     } else if (/^(https?|ftps?):\/\/[^/]/.test(arg) && URL.canParse(arg)) urls.push(arg);
   }
   if (document !== undefined) return document === "-" ? [] : [document];
   // The server names the file (a Content-Disposition header, a redirect's last URL).
   const serverNamed = args.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
-  // The URLs are read from a file (-i, --input-file): their names are not on the line.
-  if (args.some((arg) => /^(-[A-Za-z]*i[A-Za-z]*|--input-file(=.*)?)$/.test(arg)))
-    return [serverNamedFolder(prefix)];
+  if (input) return [serverNamedFolder(prefix)];
   // A recursive fetch fills the host's folder, or the prefix itself without host folders.
   const recursive = args.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
   if (recursive) {
