@@ -36,6 +36,9 @@ describe("detectDownloads", () => {
     ["curl -O --output-dir d 'https://x.test/evil[1-2].sh'", ["d/evil[1-2].sh", "d/"]],
     ["curl -o 'e/run_#1.sh' 'https://x.test/{a,b}'", ["e/run_#1.sh", "e/"]],
     ["curl -o 'e/run_#1.sh' https://x.test/a", ["e/run_#1.sh"]],
+    // Globbing in the host, which URL() refuses: the name is the path's.
+    ["curl -O 'https://cdn[1-2].x.test/evil.sh'", ["evil.sh"]],
+    ["curl -O 'https://{a,b}[1-2].x.test/{evil,ok}.sh'", ["{evil,ok}.sh", "./"]],
     // wget -i reads its URLs from a file: the names are not on the line.
     ["wget -i urls.txt", ["./"]],
     ["wget -q -P d --input-file=urls.txt", ["d/"]],

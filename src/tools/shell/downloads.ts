@@ -36,6 +36,19 @@ function serverNamedFolder(dir: string): string {
   return `${path.posix.join(dir || ".", ".")}/`;
 }
 
+/**
+ * A curl URL as URL() reads it: curl's globbing in its host (`https://cdn[1-3].x/a.sh`,
+ * `{a,b}.x`), which URL() refuses (`[`), its brackets and braces read as letters; the path, where
+ * the saved name comes from, as written.
+ */
+function globbedHostRead(arg: string): string {
+  if (URL.canParse(arg)) return arg;
+  const parts = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(arg);
+  if (parts === null) return arg;
+  const [, scheme = "", authority = "", rest = ""] = parts;
+  return `${scheme}${authority.replace(/[[\]{}]/g, "x")}${rest}`;
+}
+
 function curlTargets(args: readonly string[]): string[] {
   const outputs: string[] = [];
   const urls: string[] = [];
@@ -64,7 +77,10 @@ function curlTargets(args: readonly string[]): string[] {
           break;
         }
       }
-    } else if (urlBasename(arg)) urls.push(arg);
+    } else {
+      const url = globbedHostRead(arg);
+      if (urlBasename(url)) urls.push(url);
+    }
   }
   const named = remoteName ? urls.map((url) => urlBasename(url) as string) : [];
   const files = [...outputs, ...named]
