@@ -51,6 +51,17 @@ describe("downloadExecution", () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 
+  // Each simple command that runs a program by path was compared with each file the line
+  // downloads: 10,000 of each (a 100 kB command) held the event loop 45 s, twice per call.
+  it("reads many commands against as many files the line downloads in time linear in each", () => {
+    const targets = Array.from({ length: 10_000 }, (_, i) => `f${i}`).join(" ");
+    const command = `curl -s https://x.test/a | tee ${targets}; ${"./a;".repeat(10_000)}`;
+    const started = performance.now();
+    expect(downloadExecution(command, new Set())).toBeUndefined();
+    expect(downloadExecution(`${command} ./f9999`, new Set())).toBe(FETCH_AND_RUN);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
   it.each([
     ["bash install.sh", USES],
     ["cd downloads && ./install.sh --yes", USES],

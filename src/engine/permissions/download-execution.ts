@@ -34,36 +34,46 @@ function normalisePath(path: string): string {
 }
 
 /**
- * Whether one of `words` is one of `files`, by path or by file name, or a path under one of them
- * that is a folder (ending in `/`; `./`, the command's directory, holds every relative path).
+ * Files as namesAny reads them, gathered once for every word of a check (a command of many simple
+ * commands against many downloads is read in time linear in each, not their product).
  */
-function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean {
-  const names = words.map(normalisePath);
-  // A word names a file by its path or name only when its last segment is that name, and is a
-  // path under a folder (`repo/x.sh`, `a/repo/x.sh`, under its path or its name) only when one of
-  // its other segments is the folder's name: the words are looked up by their segments, not each
-  // read for each file (a long command against many downloads).
-  const byLast = new Map<string, string[]>();
+interface NamedFiles {
+  /** Each one's name, the last segment of its path ("" for the command's directory). */
+  readonly names: ReadonlySet<string>;
+  /** The names of those that are folders (ending in `/`), but the command's directory. */
+  readonly folders: ReadonlySet<string>;
+  /** Whether the command's directory (`./`) is one of the folders: it holds every relative path. */
+  readonly here: boolean;
+}
+
+function namedFiles(files: ReadonlySet<string>): NamedFiles {
+  const names = new Set<string>();
   const folders = new Set<string>();
-  for (const w of names) {
-    const segments = w.split("/");
-    const last = segments.pop() as string;
-    for (const segment of segments) folders.add(segment);
-    const same = byLast.get(last);
-    if (same === undefined) byLast.set(last, [w]);
-    else same.push(w);
-  }
+  let here = false;
   for (const file of files) {
     const path = normalisePath(file);
     const name = path.slice(path.lastIndexOf("/") + 1);
-    const named = name === "" ? names : (byLast.get(name) ?? []);
-    if (named.some((w) => w === path || w.endsWith(`/${path}`) || w === name || w.endsWith(`/${name}`)))
-      return true;
+    names.add(name);
     if (!file.endsWith("/")) continue;
-    if (path === "" && names.some((w) => w !== "" && !w.startsWith("/") && !w.startsWith("-"))) return true;
-    if (path !== "" && folders.has(name)) return true;
+    if (path === "") here = true;
+    else folders.add(name);
   }
-  return false;
+  return { names, folders, here };
+}
+
+/**
+ * Whether one of `words` is one of `files`, by path or by file name (its last segment is a file's
+ * name), or a path under one of them that is a folder (`repo/x.sh`, `a/repo/x.sh`: one of its
+ * other segments is the folder's name; `./`, the command's directory, holds every relative path).
+ */
+function namesAny(words: readonly string[], files: NamedFiles): boolean {
+  return words.some((word) => {
+    const path = normalisePath(word);
+    const segments = path.split("/");
+    const last = segments.pop() as string;
+    if (files.names.has(last) || segments.some((segment) => files.folders.has(segment))) return true;
+    return files.here && path !== "" && !path.startsWith("/") && !path.startsWith("-");
+  });
 }
 
 /** The raw text cut at shell punctuation: finds names inside a word (an inline script's path). */
@@ -72,7 +82,7 @@ function rawTokens(command: string): string[] {
 }
 
 /** Whether a simple command (its words, redirections at the end) runs one of `files`. */
-function runsAny(words: readonly string[], files: ReadonlySet<string>): boolean {
+function runsAny(words: readonly string[], files: NamedFiles): boolean {
   const { program, invoked, args } = programOf(words);
   if (invoked.includes("/") && namesAny([invoked], files)) return true;
   return INTERPRETERS.has(program) && namesAny(args, files);
@@ -112,19 +122,18 @@ function pipesDownloadIntoInterpreter({ line, commands }: ParsedScript): boolean
 export function downloadExecution(command: string, downloaded: ReadonlySet<string>): string | undefined {
   const parsed = parseScript(command);
   const commands = lexedCommandWords(parsed);
-  if (
-    downloaded.size > 0 &&
-    (namesAny(rawTokens(command), downloaded) || namesAny(commands.flat(), downloaded))
-  )
+  const recorded = namedFiles(downloaded);
+  if (downloaded.size > 0 && (namesAny(rawTokens(command), recorded) || namesAny(commands.flat(), recorded)))
     return "this command uses a file the agent downloaded into the workspace";
   if (downloaded.size > 0 && unspelledUses(parsed, downloaded).length > 0)
     return "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
   if (pipesDownloadIntoInterpreter(parsed))
     return "this command feeds a download straight into an interpreter";
   const fetched = new Set(detectDownloads(parsed));
+  const named = namedFiles(fetched);
   if (
     fetched.size > 0 &&
-    (commands.some((words) => runsAny(words, fetched)) || unspelledUses(parsed, fetched, true).length > 0)
+    (commands.some((words) => runsAny(words, named)) || unspelledUses(parsed, fetched, true).length > 0)
   )
     return "this command downloads a file and runs it";
   return undefined;
