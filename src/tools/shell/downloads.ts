@@ -37,14 +37,16 @@ function serverNamedFolder(dir: string): string {
 }
 
 /**
- * A curl URL as URL() reads it: curl's globbing in its host (`https://cdn[1-3].x/a.sh`,
- * `{a,b}.x`), which URL() refuses (`[`), its brackets and braces read as letters; the path, where
- * the saved name comes from, as written.
+ * A URL argument as curl and wget read it, for URL(): one without a scheme is http
+ * (`x.test/a.sh`), and curl's globbing in a host (`https://cdn[1-3].x/a.sh`, `{a,b}.x`), which
+ * URL() refuses (`[`), has its brackets and braces read as letters; the path, where the saved name
+ * comes from, as written.
  */
-function globbedHostRead(arg: string): string {
-  if (URL.canParse(arg)) return arg;
-  const parts = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(arg);
-  if (parts === null) return arg;
+function urlRead(arg: string): string {
+  const url = arg.includes("://") || arg.startsWith("-") ? arg : `http://${arg}`;
+  if (URL.canParse(url)) return url;
+  const parts = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(url);
+  if (parts === null) return url;
   const [, scheme = "", authority = "", rest = ""] = parts;
   return `${scheme}${authority.replace(/[[\]{}]/g, "x")}${rest}`;
 }
@@ -78,7 +80,7 @@ function curlTargets(args: readonly string[]): string[] {
         }
       }
     } else {
-      const url = globbedHostRead(arg);
+      const url = urlRead(arg);
       if (urlBasename(url)) urls.push(url);
     }
   }
@@ -127,7 +129,10 @@ function wgetTargets(args: readonly string[]): string[] {
       if (arg[at] === "O") document = value;
       else if (arg[at] === "P") prefix = value;
       else if (arg[at] === "i") input = true;
-    } else if (/^(https?|ftps?):\/\/[^/]/.test(arg) && URL.canParse(arg)) urls.push(arg);
+    } else {
+      const url = urlRead(arg);
+      if (/^(https?|ftps?):\/\/[^/]/.test(url) && URL.canParse(url)) urls.push(url);
+    }
   }
   if (document !== undefined) return document === "-" ? [] : [document];
   // The server names the file (a Content-Disposition header, a redirect's last URL).
