@@ -193,6 +193,17 @@ async function readJudged(
   return { data, probe: { usable: true, image } };
 }
 
+/**
+ * The verdict on the open file `handle` as an image (undefined when it is not a viewable one),
+ * reading only what the verdict needs; the caller closes the handle.
+ */
+export async function judgeImageHandle(
+  handle: FileHandle,
+  file: { readonly path: string; readonly name: string; readonly bytes: number },
+): Promise<ImageProbe | undefined> {
+  return (await readJudged(handle, file, IMAGE_READ_MAX_BYTES, false)).probe;
+}
+
 /** The verdict on a workspace file as an image, or undefined when it is not a viewable image. */
 export async function probeImageFile(
   absolute: string,
@@ -200,7 +211,7 @@ export async function probeImageFile(
 ): Promise<ImageProbe | undefined> {
   const handle = await open(absolute, "r");
   try {
-    return (await readJudged(handle, file, IMAGE_READ_MAX_BYTES, false)).probe;
+    return await judgeImageHandle(handle, file);
   } finally {
     await handle.close();
   }

@@ -1,6 +1,6 @@
-import { copyFile, writeFile } from "node:fs/promises";
+import { copyFile, open, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createReadFileTool } from "../../src/tools/files/read-file.js";
 import { pngHeader } from "../support/png-header.js";
 import { call, tempDir } from "./support/tool-context.js";
@@ -14,7 +14,10 @@ beforeEach(async () => {
   ({ dir: ws, cleanup } = await tempDir("ws-img-"));
   await copyFile(PNG, path.join(ws, "shot.png"));
 });
-afterEach(() => cleanup());
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await cleanup();
+});
 
 describe("read_file on an image", () => {
   it("describes the image and attaches its record (no bytes in the result)", async () => {
@@ -61,6 +64,25 @@ describe("read_file on an image", () => {
     expect(result.output).toMatch(
       /^tiny\.gif is an image \(image\/gif, \d+ B\) that is not attached: it is 11000×11000 pixels/,
     );
+  });
+
+  it("judges a large image from its head, not reading the rest only to drop it", async () => {
+    const big = Buffer.concat([pngHeader(40, 30), Buffer.alloc(2 * 1024 * 1024, 7)]);
+    await writeFile(path.join(ws, "big.png"), big);
+    const handle = await open(path.join(ws, "big.png"), "r");
+    const prototype = Object.getPrototypeOf(handle);
+    await handle.close();
+    const read = prototype.read;
+    let asked = 0;
+    vi.spyOn(prototype, "read").mockImplementation(function (this: unknown, ...args: unknown[]) {
+      asked += typeof args[2] === "number" ? args[2] : 0;
+      return read.apply(this, args);
+    });
+    const tool = createReadFileTool({ workspace: toolWorkspace({ root: ws, extraRoots: [] }) });
+    const result = await call(tool, { path: "big.png" });
+    expect(result.attachments).toEqual([expect.objectContaining({ kind: "image", width: 40, height: 30 })]);
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(big.length / 2);
   });
 
   it("still refuses other binary files", async () => {

@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { z } from "zod";
 import { describeImage, formatBytes } from "../../core/attachment.js";
-import { type ImageProbe, readImageHandle } from "../../media/image-probe.js";
+import { type ImageProbe, judgeImageHandle } from "../../media/image-probe.js";
 import { clipWithMarker } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
@@ -114,7 +114,7 @@ async function probeCheckedImage(
   const { handle, stats } = await openChecked(file);
   try {
     if (!stats.isFile()) return undefined;
-    return (await readImageHandle(handle, { ...shown, bytes: stats.size })).probe;
+    return await judgeImageHandle(handle, { ...shown, bytes: stats.size });
   } finally {
     await handle.close();
   }
