@@ -179,8 +179,9 @@ describe("bounds on what an MCP server advertises", () => {
     const { manager, warnings } = await start("shell", url);
     const [okTool, longest] = manager.tools();
     expect(manager.tools()).toHaveLength(2);
-    expect(okTool?.name).toBe("shell__ok_name-1_2");
-    expect(longest?.name).toBe(`shell__${"x".repeat(57)}`);
+    // Both names had to change (a dot; over 64 characters): each ends in 6 hex of its SHA-256.
+    expect(okTool?.name).toBe("shell__ok_name-1_2_964a95");
+    expect(longest?.name).toBe(`shell__${"x".repeat(50)}_24da1b`);
     const preview = await okTool?.preview?.({}, {} as never);
     expect(preview?.summary).toBe('Call ok.name-1_2 on MCP server "shell"');
     expect(warnings).toHaveLength(1);
