@@ -115,6 +115,17 @@ export function frozenCopy<T>(value: T): T {
   return isDeeplyFrozen(value) ? value : (copyFrozen(value, new Map()) as T);
 }
 
+/**
+ * `target[key] = value` as a field of its own: an own `__proto__` key (JSON.parse makes one from
+ * `{"__proto__": …}`) assigned plainly would set the copy's prototype instead, so the copy would
+ * lose the field and inherit whatever that object holds.
+ */
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 function copyFrozen(value: unknown, copies: Map<object, unknown>): unknown {
   if (typeof value === "function" || typeof value === "symbol") return structuredClone(value);
   if (!isObject(value) || isDeeplyFrozen(value)) return value;
@@ -134,7 +145,7 @@ function copyFrozen(value: unknown, copies: Map<object, unknown>): unknown {
   for (let i = 0; i < count; i++) {
     const copied = copyFrozen(childAt(value, keys, i), copies);
     if (isObject(copied)) holdsObjects = true;
-    if (keys) (copy as Record<string, unknown>)[keys[i]!] = copied;
+    if (keys) setField(copy as Record<string, unknown>, keys[i]!, copied);
     else (copy as unknown[]).push(copied);
   }
   Object.freeze(copy);

@@ -64,6 +64,16 @@ describe("deepFreeze", () => {
 });
 
 describe("frozenCopy", () => {
+  it("keeps an own __proto__ key (as JSON.parse makes it) a field, never the copy's prototype", () => {
+    const parsed = JSON.parse('{"name":"a","__proto__":{"admin":true}}') as Record<string, unknown>;
+    const copy = frozenCopy({ args: parsed }).args as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(copy.admin).toBeUndefined();
+    expect(Object.keys(copy)).toEqual(["name", "__proto__"]);
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value).toEqual({ admin: true });
+    expect(Object.isFrozen(copy)).toBe(true);
+  });
+
   it("shares deep-frozen parts and copies the rest, so the caller's later mutations never reach it", () => {
     const history = deepFreeze([{ role: "user", content: "hi" }]);
     const loose = { role: "user", content: "later", meta: { at: "t" } };
