@@ -50,6 +50,34 @@ describe("detectDownloads", () => {
     ["wget -qiurls.txt -P d", ["d/"]],
     ["wget -Pgif https://x.test/a.sh", ["gif/a.sh"]],
     ["wget -iOut.txt", ["./"]],
+    // Options read from a file (curl -K, a .curlrc in CURL_HOME, WGETRC=) or a wgetrc command
+    // (wget -e) can name the saved file or the URLs' list.
+    ["curl -K evil.cfg", ["./"]],
+    ["curl -sKevil.cfg https://x.test/a", ["./"]],
+    ["curl --config evil.cfg --output-dir d", ["d/"]],
+    ["curl --config=evil.cfg", ["./"]],
+    ["curl --conf evil.cfg", ["./"]],
+    ["CURL_HOME=. curl https://x.test/a", ["./"]],
+    ["wget -e input=urls.txt", ["./"]],
+    ["wget -e 'Output_Document = evil.sh' https://x.test/a", ["./"]],
+    ["wget -qeoutput-document=evil.sh -P d https://x.test/a", ["d/"]],
+    ["wget --execute content_disposition=on https://x.test/dl", ["./"]],
+    ["wget --execute=TRUST-SERVER-NAMES=on https://x.test/dl", ["./"]],
+    ["wget --exec=input=urls.txt", ["./"]],
+    ["wget -r -e robots=off -nH https://x.test/d/", ["./"]],
+    ["wget -e robots=off https://x.test/a.sh", ["a.sh"]],
+    ["WGETRC=evil.rc wget https://x.test/a.sh", ["./"]],
+    ["env WGETRC=evil.rc wget -P d https://x.test/a.sh", ["d/"]],
+    // A long option abbreviated as getopt allows is the option it abbreviates; an ambiguous one nothing.
+    ["wget --output-doc=evil.sh https://x.test/a", ["evil.sh"]],
+    ["wget --output-d evil.sh https://x.test/a", ["evil.sh"]],
+    ["wget --input-f=list", ["./"]],
+    ["wget --directory-p=d --content-disp https://x.test/dl", ["d/dl", "d/"]],
+    ["wget --rec --no-h https://x.test/d/", ["./"]],
+    ["curl --output-d d --remote-name https://x.test/a.sh", ["d/a.sh"]],
+    ["curl --remote-name-a --remote-h https://x.test/dl", ["dl", "./"]],
+    ["curl --out evil.sh https://x.test/a", []],
+    ["wget --no https://x.test/a.sh", ["a.sh"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

@@ -1,11 +1,14 @@
 /**
  * Download provenance for shell commands: which files a command downloads (curl -o/-O, wget,
  * `curl … > file`, `curl … | tee file`) and which folders it fills from elsewhere (a git clone, an
- * extracted download: folder-downloads.ts, or the folder of a file the server names, curl -J's
- * and wget --content-disposition's; written with a trailing `/`), so they can be recorded
+ * extracted download: folder-downloads.ts, or the folder of a file whose name is not on the line:
+ * one the server names, curl -J's and wget --content-disposition's, a URL glob's, wget -i's, or
+ * options read from elsewhere, curl -K and CURL_HOME=, wget -e and WGETRC=; written with a trailing
+ * `/`), so they can be recorded
  * in the session facts. The permission engine asks a person before anything runs them (or a file
  * under them: engine/permissions/download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
- * `$'\x63url' -o x.sh …` is curl too); they lean towards flagging.
+ * `$'\x63url' -o x.sh …` is curl too, and a long option abbreviated as getopt allows,
+ * `--output-doc=x`, is the option it abbreviates); they lean towards flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
@@ -51,30 +54,51 @@ function urlRead(arg: string): string {
   return `${scheme}${authority.replace(/[[\]{}]/g, "x")}${rest}`;
 }
 
-function curlTargets(args: readonly string[]): string[] {
+/**
+ * A long option as getopt reads it: a word abbreviating exactly one of `names` (`--output-d=x`) is
+ * written out in full (`--output-dir=x`); any other word stays as it is.
+ */
+function fullOption(arg: string, names: readonly string[]): string {
+  if (!arg.startsWith("--")) return arg;
+  const eq = arg.indexOf("=");
+  const name = arg.slice(2, eq === -1 ? undefined : eq);
+  if (names.includes(name)) return arg;
+  const matches = names.filter((known) => known.startsWith(name));
+  return matches.length === 1 ? `--${matches[0]}${eq === -1 ? "" : arg.slice(eq)}` : arg;
+}
+
+/** curl's long options read here, to which abbreviations are written out. */
+const CURL_LONG = ["output", "output-dir", "remote-name", "remote-name-all", "remote-header-name", "config"];
+
+function curlTargets(args: readonly string[], configured: boolean): string[] {
   const outputs: string[] = [];
   const urls: string[] = [];
   let remoteName = false;
   let headerName = false;
   let outputDir = "";
+  // Options read from a file (-K, --config; or a .curlrc in CURL_HOME) can name the output.
+  let config = configured;
   for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
-    if (arg === "--output" || arg === "--output-dir") {
+    const arg = fullOption(args[i] as string, CURL_LONG);
+    if (arg === "--output" || arg === "--output-dir" || arg === "--config") {
       const value = args[i + 1] ?? "";
       if (arg === "--output") outputs.push(value);
-      else outputDir = value;
+      else if (arg === "--output-dir") outputDir = value;
+      else config = true;
       i += 1;
     } else if (arg.startsWith("--output=")) outputs.push(arg.slice("--output=".length));
     else if (arg.startsWith("--output-dir=")) outputDir = arg.slice("--output-dir=".length);
+    else if (arg.startsWith("--config=")) config = true;
     else if (arg === "--remote-name" || arg === "--remote-name-all") remoteName = true;
     else if (arg === "--remote-header-name") headerName = true;
     else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
       for (let c = 1; c < arg.length; c += 1) {
         if (arg[c] === "O") remoteName = true;
         if (arg[c] === "J") headerName = true;
-        if (arg[c] === "o") {
+        if (arg[c] === "o" || arg[c] === "K") {
           const rest = arg.slice(c + 1);
-          outputs.push(rest || (args[i + 1] ?? ""));
+          if (arg[c] === "o") outputs.push(rest || (args[i + 1] ?? ""));
+          else config = true;
           if (!rest) i += 1;
           break;
         }
@@ -95,28 +119,59 @@ function curlTargets(args: readonly string[]): string[] {
   const folders = files
     .filter((file) => globbed && /[{[]|#\d/.test(file))
     .map((file) => serverNamedFolder(path.posix.dirname(file)));
-  if (remoteName && headerName && urls.length > 0) folders.push(serverNamedFolder(outputDir));
+  if ((remoteName && headerName && urls.length > 0) || config) folders.push(serverNamedFolder(outputDir));
   return [...files, ...folders];
 }
 
 /** wget's short options that take a value: what follows one in a cluster is its value (`-qPdir`). */
 const WGET_VALUED = new Set("aABDeiIlnoOPQRtTUwX");
 
-function wgetTargets(args: readonly string[]): string[] {
+/** wget's long options read here, to which abbreviations are written out. */
+const WGET_LONG = [
+  "output-document",
+  "directory-prefix",
+  "input-file",
+  "execute",
+  "content-disposition",
+  "trust-server-names",
+  "recursive",
+  "mirror",
+  "no-host-directories",
+  "no-directories",
+];
+
+/**
+ * A wgetrc command (-e, --execute) that reads the URLs from a file or names the saved file
+ * elsewhere (input, output_document, content_disposition, trust_server_names: wget ignores case,
+ * `-` and `_` in the name).
+ */
+function namesElsewhere(command: string): boolean {
+  const at = command.indexOf("=");
+  const name = command
+    .slice(0, at)
+    .replace(/[-_\s]/g, "")
+    .toLowerCase();
+  return at !== -1 && /^(input|outputdocument|contentdisposition|trustservernames)$/.test(name);
+}
+
+function wgetTargets(args: readonly string[], configured: boolean): string[] {
   let document: string | undefined;
   let prefix = "";
   const urls: string[] = [];
-  // The URLs are read from a file (-i, --input-file): their names are not on the line.
-  let input = false;
+  // The URLs are read from a file (-i, --input-file), or the options (WGETRC=, a -e command) can
+  // name what is saved: the names are not on the line.
+  let input = configured;
   for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
-    if (arg === "--output-document" || arg === "--directory-prefix") {
+    const arg = fullOption(args[i] as string, WGET_LONG);
+    if (arg === "--output-document" || arg === "--directory-prefix" || arg === "--execute") {
       const value = args[i + 1] ?? "";
       if (arg === "--output-document") document = value;
-      else prefix = value;
+      else if (arg === "--directory-prefix") prefix = value;
+      else input ||= namesElsewhere(value);
       i += 1;
     } else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
     else if (arg.startsWith("--directory-prefix=")) prefix = arg.slice("--directory-prefix=".length);
+    else if (arg.startsWith("--execute=")) input ||= namesElsewhere(arg.slice("--execute=".length));
     else if (/^--input-file(=|$)/.test(arg)) input = true;
     else if (/^-[A-Za-z]/.test(arg)) {
       // The cluster's first option taking a value takes the rest of it (`-qiurls.txt`) or the next word.
@@ -129,19 +184,24 @@ function wgetTargets(args: readonly string[]): string[] {
       if (arg[at] === "O") document = value;
       else if (arg[at] === "P") prefix = value;
       else if (arg[at] === "i") input = true;
+      else if (arg[at] === "e") input ||= namesElsewhere(value);
     } else {
       const url = urlRead(arg);
       if (/^(https?|ftps?):\/\/[^/]/.test(url) && URL.canParse(url)) urls.push(url);
     }
   }
+  if (input) {
+    const named = document === undefined || document === "-" ? [] : [document];
+    return [...named, serverNamedFolder(prefix)];
+  }
   if (document !== undefined) return document === "-" ? [] : [document];
+  const options = args.map((arg) => fullOption(arg, WGET_LONG));
   // The server names the file (a Content-Disposition header, a redirect's last URL).
-  const serverNamed = args.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
-  if (input) return [serverNamedFolder(prefix)];
+  const serverNamed = options.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
   // A recursive fetch fills the host's folder, or the prefix itself without host folders.
-  const recursive = args.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
+  const recursive = options.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
   if (recursive) {
-    const flat = args.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
+    const flat = options.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
     return urls.map((url) => `${path.join(prefix, flat ? "." : new URL(url).host)}/`);
   }
   const files = urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
@@ -156,12 +216,15 @@ interface Step {
   readonly redirects: ReadonlyArray<{ readonly op: string; readonly target: string }>;
   /** Its stdin is the previous command's output (top-level pipelines of a plain line). */
   readonly pipedFromPrevious: boolean;
+  /** The variables set on it (`WGETRC=x wget …`, `env CURL_HOME=. curl …`). */
+  readonly assigned: readonly string[];
 }
 
 function stepsOf({ line, commands }: ParsedScript): Step[] {
-  return commands.map(({ command: simple, program, args }, i) => ({
+  return commands.map(({ command: simple, texts, program, args }, i) => ({
     program,
     args,
+    assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
     redirects: simple.redirects
       .map(({ op, target }) => ({ op, target: target.text }))
       .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target))),
@@ -196,9 +259,11 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
   let pipelineHasDownloader = false;
   for (const step of stepsOf(parseScript(command))) {
     pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
-    const { program, args } = step;
-    if (program === "curl") add(curlTargets(args));
-    if (program === "wget") add(wgetTargets(args));
+    const { program, args, assigned } = step;
+    // A configuration file of the caller's choosing can name the output.
+    const configured = (name: string) => assigned.some((word) => word.startsWith(`${name}=`));
+    if (program === "curl") add(curlTargets(args, configured("CURL_HOME")));
+    if (program === "wget") add(wgetTargets(args, configured("WGETRC")));
     const downloads = DOWNLOADERS.has(program);
     if (downloads || pipelineHasDownloader) {
       add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
