@@ -140,20 +140,6 @@ const WGET_LONG = [
   "no-directories",
 ];
 
-/**
- * A wgetrc command (-e, --execute) that reads the URLs from a file or names the saved file
- * elsewhere (input, output_document, content_disposition, trust_server_names: wget ignores case,
- * `-` and `_` in the name).
- */
-function namesElsewhere(command: string): boolean {
-  const at = command.indexOf("=");
-  const name = command
-    .slice(0, at)
-    .replace(/[-_\s]/g, "")
-    .toLowerCase();
-  return at !== -1 && /^(input|outputdocument|contentdisposition|trustservernames)$/.test(name);
-}
-
 function wgetTargets(args: readonly string[], configured: boolean): string[] {
   let document: string | undefined;
   let prefix = "";
@@ -161,17 +147,32 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
   // The URLs are read from a file (-i, --input-file), or the options (WGETRC=, a -e command) can
   // name what is saved: the names are not on the line.
   let input = configured;
+  // A wgetrc command (-e, --execute; wget ignores case, `-` and `_` in its name): dir_prefix is -P;
+  // output_document is -O, its value as wgetrc reads it (`~` expanded) perhaps another, so its
+  // folder counts too; input, content_disposition and trust_server_names leave the names off the line.
+  const execute = (command: string) => {
+    const at = command.indexOf("=");
+    if (at === -1) return;
+    const name = command
+      .slice(0, at)
+      .replace(/[-_\s]/g, "")
+      .toLowerCase();
+    const value = command.slice(at + 1).trim();
+    if (name === "dirprefix") prefix = value;
+    if (name === "outputdocument") document = value;
+    input ||= /^(input|outputdocument|contentdisposition|trustservernames)$/.test(name);
+  };
   for (let i = 0; i < args.length; i += 1) {
     const arg = fullOption(args[i] as string, WGET_LONG);
     if (arg === "--output-document" || arg === "--directory-prefix" || arg === "--execute") {
       const value = args[i + 1] ?? "";
       if (arg === "--output-document") document = value;
       else if (arg === "--directory-prefix") prefix = value;
-      else input ||= namesElsewhere(value);
+      else execute(value);
       i += 1;
     } else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
     else if (arg.startsWith("--directory-prefix=")) prefix = arg.slice("--directory-prefix=".length);
-    else if (arg.startsWith("--execute=")) input ||= namesElsewhere(arg.slice("--execute=".length));
+    else if (arg.startsWith("--execute=")) execute(arg.slice("--execute=".length));
     else if (/^--input-file(=|$)/.test(arg)) input = true;
     else if (/^-[A-Za-z]/.test(arg)) {
       // The cluster's first option taking a value takes the rest of it (`-qiurls.txt`) or the next word.
@@ -184,7 +185,7 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
       if (arg[at] === "O") document = value;
       else if (arg[at] === "P") prefix = value;
       else if (arg[at] === "i") input = true;
-      else if (arg[at] === "e") input ||= namesElsewhere(value);
+      else if (arg[at] === "e") execute(value);
     } else {
       const url = urlRead(arg);
       if (/^(https?|ftps?):\/\/[^/]/.test(url) && URL.canParse(url)) urls.push(url);
