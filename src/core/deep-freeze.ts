@@ -72,7 +72,7 @@ export function frozenConcat<T>(list: readonly T[], added: readonly T[]): readon
 export function frozenWith<T extends object>(base: T, changes: Partial<T>): T {
   if (!isDeeplyFrozen(base)) throw new Error("frozenWith: the base is not deep-frozen");
   const copy = { ...base };
-  for (const key in changes) copy[key] = frozenCopy(changes[key]) as T[typeof key];
+  for (const key in changes) setField(copy as Record<string, unknown>, key, frozenCopy(changes[key]));
   deeplyFrozen.add(Object.freeze(copy));
   return copy;
 }

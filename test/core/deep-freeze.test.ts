@@ -139,6 +139,16 @@ describe("frozenWith", () => {
     expect(base.user).toEqual({ id: "U1" });
   });
 
+  it("keeps a replacing __proto__ key (as JSON.parse makes it) a field, never the copy's prototype", () => {
+    const base = deepFreeze({ id: "r1" });
+    const changes = JSON.parse('{"__proto__":{"admin":true}}') as Partial<Record<string, unknown>>;
+    const changed = frozenWith(base as Record<string, unknown>, changes);
+    expect(Object.getPrototypeOf(changed)).toBe(Object.prototype);
+    expect(changed.admin).toBeUndefined();
+    expect(Object.keys(changed)).toEqual(["id", "__proto__"]);
+    expect(Object.getOwnPropertyDescriptor(changed, "__proto__")?.value).toEqual({ admin: true });
+  });
+
   it("refuses a base that is not deep-frozen", () => {
     const shallow = Object.freeze({ user: { id: "U1" } });
     expect(() => frozenWith(shallow, { user: { id: "U2" } })).toThrow(/not deep-frozen/);
