@@ -38,16 +38,25 @@ const NO_ARGUMENT = new Set([
   ",",
 ]);
 
-/** Primaries that take one argument. */
-const ONE_ARGUMENT = new Set([
+/** find's tests whose argument is a glob matched against names or paths (`-name 'inst*'`). */
+export const FIND_GLOB_TESTS: ReadonlySet<string> = new Set([
   "-name",
   "-iname",
   "-path",
   "-ipath",
   "-wholename",
   "-iwholename",
-  "-regex",
-  "-iregex",
+  "-lname",
+  "-ilname",
+]);
+
+/** find's tests whose argument is a regex matched against paths. */
+export const FIND_REGEX_TESTS: ReadonlySet<string> = new Set(["-regex", "-iregex"]);
+
+/** Primaries that take one argument. */
+const ONE_ARGUMENT = new Set([
+  ...FIND_GLOB_TESTS,
+  ...FIND_REGEX_TESTS,
   "-regextype",
   "-type",
   "-xtype",
@@ -70,8 +79,6 @@ const ONE_ARGUMENT = new Set([
   "-links",
   "-inum",
   "-samefile",
-  "-lname",
-  "-ilname",
   "-fstype",
   "-maxdepth",
   "-mindepth",

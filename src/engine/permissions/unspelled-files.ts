@@ -25,6 +25,7 @@ import { trimTrailing } from "../../core/trim-trailing.js";
 import { type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
 import { programOf } from "../../tools/shell/shell-program.js";
 import type { ShellRedirect, ShellWord } from "../../tools/shell/shell-words.js";
+import { FIND_GLOB_TESTS, FIND_REGEX_TESTS } from "./readonly-find.js";
 import { type Glob, globMatches, globSegment, MAX_NAME_CHARS } from "./shell-glob.js";
 
 /** Programs that run the file (or the stdin) they are given. */
@@ -149,19 +150,6 @@ const PIPS = new Set(["pip", "pip3"]);
 /** find's actions that run a command on what it finds. */
 const FIND_EXECS = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
-/** find's tests whose argument is a glob (`-name 'inst*'`), and those whose is a regex (any name). */
-const FIND_GLOBS = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-iwholename",
-  "-lname",
-  "-ilname",
-]);
-const FIND_REGEXES = new Set(["-regex", "-iregex"]);
-
 /**
  * An extglob (`@(a|b)`, `+(`, `!(`, `*(`, `?(`: ksh's and zsh's, bash's with extglob on) may match
  * any name; no glob of ours reads it. Looked for in the raw text, quoted or not: the lexer splits
@@ -219,8 +207,8 @@ function addFindGlobs(texts: readonly string[], into: Unspelled): void {
   for (const [i, text] of texts.entries()) {
     const pattern = texts[i + 1];
     if (pattern === undefined) continue;
-    if (FIND_GLOBS.has(text)) addGlob(into, pattern);
-    else if (FIND_REGEXES.has(text)) into.every = true;
+    if (FIND_GLOB_TESTS.has(text)) addGlob(into, pattern);
+    else if (FIND_REGEX_TESTS.has(text)) into.every = true;
   }
 }
 
