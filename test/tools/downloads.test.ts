@@ -69,6 +69,10 @@ describe("detectDownloads", () => {
     ["wget --exec=input=urls.txt", ["./"]],
     ["wget -r -e robots=off -nH https://x.test/d/", ["./"]],
     ["wget -e robots=off https://x.test/a.sh", ["a.sh"]],
+    // Other wgetrc commands can save under another name or folder: a recursive fetch, host folders.
+    ["wget -e recursive=on https://x.test/d/", ["./"]],
+    ["wget -e dirstruct=on https://x.test/d/a.sh", ["./"]],
+    ["wget -e default_page=evil.sh https://x.test/", ["./"]],
     ["WGETRC=evil.rc wget https://x.test/a.sh", ["./"]],
     ["env WGETRC=evil.rc wget -P d https://x.test/a.sh", ["d/"]],
     // A long option abbreviated as getopt allows is the option it abbreviates; an ambiguous one nothing.

@@ -140,6 +140,24 @@ const WGET_LONG = [
   "no-directories",
 ];
 
+/**
+ * wgetrc commands (as `execute` spells them) that change neither where a file is saved nor its
+ * name; any other may (input, output_document, recursive, dirstruct, cut_dirs, default_page, …).
+ */
+const WGETRC_NAMELESS = new Set([
+  "robots",
+  "tries",
+  "timeout",
+  "wait",
+  "verbose",
+  "quiet",
+  "useragent",
+  "header",
+  "checkcertificate",
+  "limitrate",
+  "progress",
+]);
+
 function wgetTargets(args: readonly string[], configured: boolean): string[] {
   let document: string | undefined;
   let prefix = "";
@@ -149,7 +167,8 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
   let input = configured;
   // A wgetrc command (-e, --execute; wget ignores case, `-` and `_` in its name): dir_prefix is -P;
   // output_document is -O, its value as wgetrc reads it (`~` expanded) perhaps another, so its
-  // folder counts too; input, content_disposition and trust_server_names leave the names off the line.
+  // folder counts too; any other but those known to leave the saved names alone (input, recursive,
+  // dirstruct, default_page, …) leaves the names off the line.
   const execute = (command: string) => {
     const at = command.indexOf("=");
     if (at === -1) return;
@@ -160,7 +179,7 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
     const value = command.slice(at + 1).trim();
     if (name === "dirprefix") prefix = value;
     if (name === "outputdocument") document = value;
-    input ||= /^(input|outputdocument|contentdisposition|trustservernames)$/.test(name);
+    input ||= name !== "dirprefix" && !WGETRC_NAMELESS.has(name);
   };
   for (let i = 0; i < args.length; i += 1) {
     const arg = fullOption(args[i] as string, WGET_LONG);
