@@ -181,8 +181,9 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
     if (name === "outputdocument") document = value;
     input ||= name !== "dirprefix" && !WGETRC_NAMELESS.has(name);
   };
+  const options = args.map((arg) => fullOption(arg, WGET_LONG));
   for (let i = 0; i < args.length; i += 1) {
-    const arg = fullOption(args[i] as string, WGET_LONG);
+    const arg = options[i] as string;
     if (arg === "--output-document" || arg === "--directory-prefix" || arg === "--execute") {
       const value = args[i + 1] ?? "";
       if (arg === "--output-document") document = value;
@@ -215,7 +216,6 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
     return [...named, serverNamedFolder(prefix)];
   }
   if (document !== undefined) return document === "-" ? [] : [document];
-  const options = args.map((arg) => fullOption(arg, WGET_LONG));
   // The server names the file (a Content-Disposition header, a redirect's last URL).
   const serverNamed = options.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
   // A recursive fetch fills the host's folder, or the prefix itself without host folders.
