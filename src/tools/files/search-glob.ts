@@ -47,7 +47,8 @@ function translate(glob: string): string {
   let source = "";
   // Whether the next character starts a path segment, where `**` means folders.
   let segmentStart = true;
-  let openBraces = 0;
+  // Inside a brace group: braces never nest here (braceProblem refuses them first).
+  let inBraces = false;
   let i = 0;
   while (i < chars.length) {
     const char = chars[i] as string;
@@ -70,12 +71,12 @@ function translate(glob: string): string {
     } else if (char === "[") {
       ({ source: piece, end: next } = characterClass(chars, i));
     } else if (char === "{") {
-      openBraces += 1;
+      inBraces = true;
       piece = "(?:";
-    } else if (char === "," && openBraces > 0) {
+    } else if (char === "," && inBraces) {
       piece = "|";
-    } else if (char === "}" && openBraces > 0) {
-      openBraces -= 1;
+    } else if (char === "}" && inBraces) {
+      inBraces = false;
       piece = ")";
     } else if (char === "\\") {
       const escaped = chars[next];
@@ -90,7 +91,7 @@ function translate(glob: string): string {
     i = next;
     segmentStart = startsSegment;
   }
-  if (openBraces > 0) throw new SearchQueryError("unclosed { in the glob (write [{] for a literal {)");
+  if (inBraces) throw new SearchQueryError("unclosed { in the glob (write [{] for a literal {)");
   return source;
 }
 
