@@ -71,6 +71,8 @@ describe("detectDownloads", () => {
     ["wget -e robots=off https://x.test/a.sh", ["a.sh"]],
     // Other wgetrc commands can save under another name or folder: a recursive fetch, host folders.
     ["wget -e recursive=on https://x.test/d/", ["./"]],
+    ["wget -x https://x.test/d/a.sh", ["x.test/"]],
+    ["wget --force-dir -P p https://x.test/d/a.sh", ["p/x.test/"]],
     ["wget -e dirstruct=on https://x.test/d/a.sh", ["./"]],
     ["wget -e default_page=evil.sh https://x.test/", ["./"]],
     ["WGETRC=evil.rc wget https://x.test/a.sh", ["./"]],

@@ -136,6 +136,7 @@ const WGET_LONG = [
   "trust-server-names",
   "recursive",
   "mirror",
+  "force-directories",
   "no-host-directories",
   "no-directories",
 ];
@@ -218,8 +219,11 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
   if (document !== undefined) return document === "-" ? [] : [document];
   // The server names the file (a Content-Disposition header, a redirect's last URL).
   const serverNamed = options.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
-  // A recursive fetch fills the host's folder, or the prefix itself without host folders.
-  const recursive = options.some((arg) => /^(--recursive|--mirror|-[A-Za-z]*[rm][A-Za-z]*)$/.test(arg));
+  // A recursive fetch, or one saving under the URL's folders (-x), fills the host's folder, or the
+  // prefix itself without host folders.
+  const recursive = options.some((arg) =>
+    /^(--recursive|--mirror|--force-directories|-[A-Za-z]*[rmx][A-Za-z]*)$/.test(arg),
+  );
   if (recursive) {
     const flat = options.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
     return urls.map((url) => `${path.join(prefix, flat ? "." : new URL(url).host)}/`);
