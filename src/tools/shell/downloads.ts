@@ -3,9 +3,8 @@
  * `curl … > file`, `curl … | tee file`) and which folders it fills from elsewhere (a git clone, an
  * extracted download: folder-downloads.ts, or the folder of a file whose name is not on the line:
  * one the server names, curl -J's and wget --content-disposition's, a URL glob's, wget -i's, or
- * options read from elsewhere, curl -K and CURL_HOME=, wget -e and WGETRC=; written with a trailing
- * `/`), so they can be recorded
- * in the session facts. The permission engine asks a person before anything runs them (or a file
+ * options read from elsewhere, curl -K and CURL_HOME= (or HOME=), wget -e and WGETRC= (or HOME=);
+ * written with a trailing `/`), so they can be recorded in the session facts. The permission engine asks a person before anything runs them (or a file
  * under them: engine/permissions/download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
  * `$'\x63url' -o x.sh …` is curl too, and a long option abbreviated as getopt allows,
  * `--output-doc=x`, is the option it abbreviates); they lean towards flagging.
@@ -76,7 +75,7 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
   let remoteName = false;
   let headerName = false;
   let outputDir = "";
-  // Options read from a file (-K, --config; or a .curlrc in CURL_HOME) can name the output.
+  // Options read from a file (-K, --config; or a .curlrc in CURL_HOME, HOME…) can name the output.
   let config = configured;
   for (let i = 0; i < args.length; i += 1) {
     const arg = fullOption(args[i] as string, CURL_LONG);
@@ -284,10 +283,12 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
   for (const step of stepsOf(parseScript(command))) {
     pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
     const { program, args, assigned } = step;
-    // A configuration file of the caller's choosing can name the output.
-    const configured = (name: string) => assigned.some((word) => word.startsWith(`${name}=`));
-    if (program === "curl") add(curlTargets(args, configured("CURL_HOME")));
-    if (program === "wget") add(wgetTargets(args, configured("WGETRC")));
+    // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
+    // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
+    const configured = (...names: string[]) =>
+      assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
+    if (program === "curl") add(curlTargets(args, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
+    if (program === "wget") add(wgetTargets(args, configured("WGETRC", "HOME")));
     const downloads = DOWNLOADERS.has(program);
     if (downloads || pipelineHasDownloader) {
       add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
