@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { downloadExecution } from "../../src/engine/permissions/download-execution.js";
+import { DOWNLOAD_RECORD_FULL, downloadExecution } from "../../src/engine/permissions/download-execution.js";
 
 const USES = "this command uses a file the agent downloaded into the workspace";
 const PIPES = "this command feeds a download straight into an interpreter";
@@ -45,6 +45,17 @@ describe("downloadExecution", () => {
     "asks for %s (a download named by the server, a URL glob or a URL file, or a URL without its scheme, run)",
     (command) => {
       expect(downloadExecution(command, new Set())).toBe(FETCH_AND_RUN);
+    },
+  );
+
+  // A record past its cap (sessions/downloaded-files.ts) no longer names what was downloaded since:
+  // a command naming none of the files it does name passed.
+  it.each(["bash never-recorded.sh", "python3 tool.py", "./run", "ls", ""])(
+    "asks for %j once the record is full (it holds the full mark), whatever else it holds",
+    (command) => {
+      const full = new Set([...recorded, DOWNLOAD_RECORD_FULL]);
+      expect(downloadExecution(command, full)).toMatch(/record of downloaded files is full/);
+      expect(downloadExecution(command, new Set([DOWNLOAD_RECORD_FULL]))).toBeDefined();
     },
   );
 

@@ -16,7 +16,11 @@
  * - it pipes a curl / wget download into an interpreter (or into a program named by an expansion,
  *   `| $SHELL`), or runs a download in a substitution next to one (`bash <(curl …)`,
  *   `sh -c "$(curl …)"`);
- * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`).
+ * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`);
+ * - the record is full (it holds DOWNLOAD_RECORD_FULL: sessions/downloaded-files.ts stops it
+ *   growing at a cap, and marks it so): files downloaded since are not named in it, and any
+ *   command may run one (by a name, a glob, a program on PATH, a hook or a config a tool reads),
+ *   so every command asks, until an operator clears the record (README.md, "downloaded code").
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { posix } from "node:path";
@@ -26,6 +30,15 @@ import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/
 import { programOf } from "../../tools/shell/shell-program.js";
 import { lexedCommandWords } from "./hard-deny-commands.js";
 import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
+
+/**
+ * The entry a record of downloaded files holds once it is full (sessions/downloaded-files.ts): not a
+ * path any file can have (a NUL byte ends a path in every system call, and no shell word holds
+ * one), so no download is taken for it; an entry, not a flag beside the set, so every copy of the
+ * set (a step's, with what its calls would download: step-downloads.ts) carries it, and the store
+ * keeps it as it keeps the files, for every process and after a restart.
+ */
+export const DOWNLOAD_RECORD_FULL = "\u0000the record of downloaded files is full";
 
 /** A path without `.` and `..` segments, doubled or trailing slashes (`.` itself is ""). */
 function normalisePath(path: string): string {
@@ -117,9 +130,13 @@ function pipesDownloadIntoInterpreter({ line, commands }: ParsedScript): boolean
 /**
  * Why running `command` executes something downloaded (see the module comment), or undefined.
  * `downloaded`: the files the agent downloaded into the workspace, by any session on it, as
- * recorded. The command is parsed once (parsed-script.ts) and that parse handed to every rule.
+ * recorded (a full record: every command asks). The command is parsed once (parsed-script.ts)
+ * and that parse handed to every rule.
  */
 export function downloadExecution(command: string, downloaded: ReadonlySet<string>): string | undefined {
+  // Before any parse: a full record costs no work per file, whatever it holds.
+  if (downloaded.has(DOWNLOAD_RECORD_FULL))
+    return "the workspace's record of downloaded files is full (an operator clears it), so any command may run a file the agent downloaded";
   const parsed = parseScript(command);
   const commands = lexedCommandWords(parsed);
   const recorded = namedFiles(downloaded);
