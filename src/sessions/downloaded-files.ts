@@ -12,14 +12,43 @@
  * of the pages before `next`) is written as the new one, after the pages and before `written()`
  * resolves; a snapshot that fails is logged and tried again by the next `written()` (the files are
  * stored in their pages all the same). A log found that long when read is compacted then.
+ *
+ * The record is bounded, and fails closed: a prompt-injected model could download without end
+ * (wget -r, curl URL globs record many names a command), and every process holds the set for every
+ * session on the workspace, the store keeps it, and the rule that reads it (engine/permissions/
+ * download-execution.ts) goes over it on every call. So at `maxFiles` (MAX_DOWNLOADED_FILES) the
+ * set stops growing: a file past it is not added, the set takes DOWNLOAD_RECORD_FULL instead (the
+ * rule then asks a person for every shell command, at once in this process), and the mark is
+ * written to the log, a page's only entry, after the files pending; once it is stored, or read from
+ * the log, nothing more is written. The cap is checked again before each page is claimed, on the
+ * set, which then holds every file of the pages before that one and those pending: a writer whose
+ * set another writer's pages took past the cap writes the mark in place of its pending files (the
+ * mark stands for them). So the log holds at most `maxFiles` files whatever the number of writers,
+ * and two racing at the cap both end full, neither losing a file (it is stored, or under the mark).
+ * Until the mark is stored, the files it stands for stay pending as any file does (a failed write
+ * is tried again). Nothing here clears the mark: an operator does (README.md, "downloaded code").
  */
 import type { Logger } from "pino";
+import { DOWNLOAD_RECORD_FULL } from "../engine/permissions/download-execution.js";
 import {
   DOWNLOAD_PAGES_PER_SNAPSHOT,
   type DownloadLog,
   type DownloadPages,
   MAX_FILES_PER_DOWNLOAD_PAGE,
 } from "./download-log.js";
+
+/**
+ * The most files a workspace's record holds (see the module comment). Far past honest use: a git
+ * clone, an extracted archive or a recursive wget is one entry (its folder), so this is years of a
+ * team's downloads, or two curl lines naming 5,000 files each; at it, the set costs a few MB in each
+ * process, the rule about 10 ms a check (measured on 2 cores), the store a few MB (pages and a
+ * snapshot).
+ */
+export const MAX_DOWNLOADED_FILES = 10_000;
+
+/** What is logged when a record fills, and when a process first reads one full. */
+const FULL_NOTICE =
+  "the record of downloaded files is full: every shell command asks a person, until an operator clears the record (README.md)";
 
 export class DownloadedFiles extends Set<string> {
   /** Files added and not stored yet, oldest first. */
@@ -32,33 +61,64 @@ export class DownloadedFiles extends Set<string> {
   private snapshot = 0;
   /** Whether the log was read whole once: a catch-up then reads only the pages from `next` on. */
   private readWhole = false;
+  /** Whether the log holds the full mark (read from it, or written): nothing more is written. */
+  private fullStored = false;
 
   private constructor(
     private readonly log: DownloadLog,
     private readonly logId: string,
     private readonly logger: Logger,
+    private readonly maxFiles: number,
   ) {
     super();
   }
 
-  /** The files of the log `logId`, none read yet (`catchUp` reads them). */
-  static fresh(log: DownloadLog, logId: string, logger: Logger): DownloadedFiles {
-    return new DownloadedFiles(log, logId, logger);
+  /**
+   * The files of the log `logId`, none read yet (`catchUp` reads them); `maxFiles`: how many it
+   * holds before it is full (see the module comment).
+   */
+  static fresh(
+    log: DownloadLog,
+    logId: string,
+    logger: Logger,
+    maxFiles = MAX_DOWNLOADED_FILES,
+  ): DownloadedFiles {
+    return new DownloadedFiles(log, logId, logger, maxFiles);
   }
 
-  /** Add a file; a new one is written to the log (see the class comment). */
+  /** Whether the record is full: it holds DOWNLOAD_RECORD_FULL, and takes no more files. */
+  get full(): boolean {
+    return this.has(DOWNLOAD_RECORD_FULL);
+  }
+
+  /** Add a file; a new one is written to the log, or past the cap the full mark (see the module comment). */
   override add(file: string): this {
-    if (this.has(file)) return this;
-    super.add(file);
-    this.pending.push(file);
+    if (this.has(file) || this.full) return this;
+    if (this.size >= this.maxFiles) this.fill();
+    else {
+      super.add(file);
+      this.pending.push(file);
+    }
     if (!this.writing) void this.written().catch(() => undefined);
     return this;
   }
 
-  /** Resolves once every file added so far is stored; rejects when a write of one failed. */
+  /** Resolves once every file added so far (or the mark in their place) is stored; rejects when a write failed. */
   written(): Promise<void> {
-    if (!this.writing && (this.pending.length > 0 || this.snapshotDue)) this.writing = this.writePending();
+    if (!this.writing && (this.unwritten || this.snapshotDue)) this.writing = this.writePending();
     return this.writing ?? Promise.resolve();
+  }
+
+  /** Whether files or the full mark wait to be written. */
+  private get unwritten(): boolean {
+    return !this.fullStored && (this.pending.length > 0 || this.full);
+  }
+
+  /** Mark the set full (once): the rule asks from now on, and the mark is written after what is pending. */
+  private fill(): void {
+    if (this.full) return;
+    super.add(DOWNLOAD_RECORD_FULL);
+    this.logger.error({ logId: this.logId, maxFiles: this.maxFiles }, FULL_NOTICE);
   }
 
   /**
@@ -72,6 +132,7 @@ export class DownloadedFiles extends Set<string> {
     else {
       this.take(await this.log.read(this.logId));
       this.readWhole = true;
+      if (this.full) this.logger.warn({ logId: this.logId }, FULL_NOTICE);
     }
     if (this.snapshotDue) void this.written().catch(() => undefined);
   }
@@ -89,20 +150,30 @@ export class DownloadedFiles extends Set<string> {
     try {
       // The files added in this tick (a command's whole list) join the first page.
       await Promise.resolve();
+      let at = this.next;
       do {
-        while (this.pending.length > 0) {
-          const page = this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
-          let at = this.next;
-          while (!(await this.log.claim(this.logId, at, page))) {
+        while (this.unwritten) {
+          // The set holds every file of the pages before `at` and those pending: past the cap, the
+          // log would be too, so the mark goes instead of them; else they go first, then the mark.
+          const over = this.size - (this.full ? 1 : 0) > this.maxFiles;
+          if (over) this.fill();
+          const marking = over || this.pending.length === 0;
+          const page = marking ? [DOWNLOAD_RECORD_FULL] : this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
+          at = Math.max(this.next, at);
+          if (await this.log.claim(this.logId, at, page)) {
+            this.next = Math.max(this.next, at + 1);
+            if (marking) this.fullStored = true;
+            else this.pending.splice(0, page.length);
+          } else {
             this.take(await this.log.readFrom(this.logId, at));
-            at = Math.max(this.next, at + 1);
+            at += 1;
           }
-          this.next = Math.max(this.next, at + 1);
-          this.pending.splice(0, page.length);
         }
+        // The mark stands for every file still pending.
+        if (this.fullStored) this.pending.length = 0;
         if (this.snapshotDue) await this.writeSnapshot();
         // Files added while the snapshot was written are this write's too.
-      } while (this.pending.length > 0);
+      } while (this.unwritten);
     } catch (error) {
       this.logger.error(
         { err: error, logId: this.logId, pending: this.pending.length },
@@ -136,6 +207,12 @@ export class DownloadedFiles extends Set<string> {
     this.snapshot = Math.max(this.snapshot, pages.snapshot);
     for (const problem of pages.problems) {
       this.logger.error({ logId: this.logId }, `unreadable downloaded-files log entry: ${problem}`);
+    }
+    if (this.full) this.fullStored ||= pages.files.includes(DOWNLOAD_RECORD_FULL);
+    // Past the cap only through other writers' pages (adds stop at it): full all the same.
+    else if (this.size > this.maxFiles) {
+      this.fill();
+      if (!this.writing) void this.written().catch(() => undefined);
     }
   }
 }

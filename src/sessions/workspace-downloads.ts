@@ -18,11 +18,16 @@
  * build before the move appends later (in a rolling deploy) is folded at the next load. A mark
  * names the workspace's record, so a session loaded on another workspace (its root changed) folds
  * its old record into that one too.
+ * The record is bounded (downloaded-files.ts): past MAX_DOWNLOADED_FILES it is marked full, the
+ * mark stored in it, and every shell command on the workspace asks a person — in every process,
+ * after restarts — until an operator clears the workspace's record (README.md, "downloaded code").
+ * A fold into a full record adds nothing, and is marked folded all the same (the mark stands for
+ * its files).
  */
 import path from "node:path";
 import type { Logger } from "pino";
 import type { DownloadLog } from "./download-log.js";
-import { DownloadedFiles } from "./downloaded-files.js";
+import { DownloadedFiles, MAX_DOWNLOADED_FILES } from "./downloaded-files.js";
 
 /** The id of the download log of the workspace whose root is `root`. */
 export function workspaceDownloadLogId(root: string): string {
@@ -38,14 +43,18 @@ export class WorkspaceDownloads {
   /** The id of the workspace's record. */
   private readonly logId: string;
 
-  /** `root`: the workspace's root, as configured. */
+  /**
+   * `root`: the workspace's root, as configured; `maxFiles`: how many files the record holds before
+   * it is full (downloaded-files.ts).
+   */
   constructor(
     private readonly log: DownloadLog,
     root: string,
     private readonly logger: Logger,
+    maxFiles = MAX_DOWNLOADED_FILES,
   ) {
     this.logId = workspaceDownloadLogId(root);
-    this.files = DownloadedFiles.fresh(log, this.logId, logger);
+    this.files = DownloadedFiles.fresh(log, this.logId, logger, maxFiles);
   }
 
   /** The workspace's files, read from the store the first time. */
