@@ -25,6 +25,12 @@
  * without a head (one written before snapshots, which such a build still reads whole). A page or
  * snapshot that does not validate is reported and read on the safe side: every string it holds
  * counts as a downloaded file; a head that does not validate is reported and every page is read.
+ * A log does not grow without end: its writer (downloaded-files.ts) stops at a cap of files and
+ * appends the full mark (engine/permissions/download-execution.ts's DOWNLOAD_RECORD_FULL) as a
+ * page's only entry, a string read like any file, so a snapshot keeps it too and every reader (each
+ * process, after a restart) finds it; nothing is appended after it. (A build before the cap reads
+ * the mark as a file name no command can spell: it neither heeds it nor stops at the cap.) Only an
+ * operator removes a log's keys (README.md, "downloaded code"): the mark is never removed here.
  */
 import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../store/store.js";
