@@ -147,6 +147,30 @@ export const telegramMessageSchema = z.object({
 export type TelegramMessage = z.infer<typeof telegramMessageSchema>;
 export type TelegramUser = z.infer<typeof userSchema>;
 
+/** telegramMessageSchema narrowed to the fields of an ordinary text message, all it usually has. */
+const textMessageSchema = telegramMessageSchema.pick({
+  message_id: true,
+  date: true,
+  chat: true,
+  from: true,
+  text: true,
+  entities: true,
+});
+
+/**
+ * A message read with telegramMessageSchema. A plain object with no field but a text message's
+ * is read with the schema narrowed to those fields: the same verdict and result, since every
+ * field it lacks is optional, without checking that each of two dozen others is absent.
+ */
+export function parseTelegramMessage(value: unknown): z.ZodSafeParseResult<TelegramMessage> {
+  const textOnly =
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.keys(value).every((key) => Object.hasOwn(textMessageSchema.shape, key));
+  return (textOnly ? textMessageSchema : telegramMessageSchema).safeParse(value);
+}
+
 /** The bot's own identity, for mentions and replies. */
 export interface BotIdentity {
   readonly id: number;

@@ -12,7 +12,7 @@
 import type { Context, MiddlewareFn, Transformer } from "grammy";
 import { z } from "zod";
 import { INACTIVE_BUTTON, type IntakeLog } from "../intake-log.js";
-import { type TelegramMessage, telegramMessageSchema } from "./telegram-inbound.js";
+import { parseTelegramMessage, type TelegramMessage, telegramMessageSchema } from "./telegram-inbound.js";
 
 const userSchema = z.looseObject({ id: z.number().int(), first_name: z.string().optional() });
 const chatSchema = z.looseObject({ id: z.number().int(), type: z.string().optional() });
@@ -70,7 +70,9 @@ function read(update: unknown): { readonly verdict: UpdateScreening; readonly me
   if (kinds.length !== 1)
     return { verdict: { pass: false, kind: kinds.length === 0 ? "unhandled_update" : "malformed_update" } };
   const kind = kinds[0] as string;
-  const parsed = (KIND_SCHEMAS[kind] as z.ZodType).safeParse(record[kind]);
+  const parsed = MESSAGE_KINDS.has(kind)
+    ? parseTelegramMessage(record[kind])
+    : (KIND_SCHEMAS[kind] as z.ZodType).safeParse(record[kind]);
   if (parsed.success)
     return MESSAGE_KINDS.has(kind)
       ? { verdict: { pass: true }, message: parsed.data as TelegramMessage }

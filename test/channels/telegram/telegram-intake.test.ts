@@ -8,6 +8,10 @@ import {
   screenedMessage,
   screenUpdate,
 } from "../../../src/channels/telegram/telegram-intake.js";
+import {
+  parseTelegramMessage,
+  telegramMessageSchema,
+} from "../../../src/channels/telegram/telegram-inbound.js";
 import { telegramTemplates } from "../../support/intake-fuzz.js";
 
 const t = telegramTemplates(6666, 1001);
@@ -72,5 +76,50 @@ describe("intakeScreen", () => {
     const press = { update_id: 2, ...t.callback };
     await screen({ update: press } as unknown as Context, async () => undefined);
     expect(screenedMessage(press)).toBeUndefined();
+  });
+});
+
+describe("parseTelegramMessage", () => {
+  it("reads every message as telegramMessageSchema does, a text message through its narrowed schema too", () => {
+    const text = {
+      message_id: 7,
+      date: 1,
+      chat: { id: 5, type: "private", first_name: "U" },
+      from: { id: 5, first_name: "U" },
+      text: "hi",
+    };
+    const entities = [{ type: "bot_command", offset: 0, length: 4 }];
+    const inherited = Object.assign(Object.create({ caption: 5 }), text);
+    for (const message of [
+      text,
+      { ...text, entities },
+      { ...text, text: undefined },
+      { ...text, message_id: 0 },
+      { ...text, message_id: 2 ** 53 },
+      { ...text, date: 1.5 },
+      { ...text, chat: { id: 5, type: "secret" } },
+      { ...text, chat: undefined },
+      { ...text, from: { id: 5 } },
+      { ...text, text: 5 },
+      { ...text, entities: [{ type: "mention", offset: -1, length: 2 }] },
+      { message_id: 7, date: 1, text: "no chat" },
+      { ...text, caption: "a caption" },
+      { ...text, caption: 5 },
+      { ...text, photo: [{ file_id: "", file_unique_id: "u", width: 1, height: 1 }] },
+      { ...text, forward_origin: { type: "hidden_user", sender_user_name: "M" } },
+      { ...text, forward_origin: "mallory" },
+      { ...text, edit_date: 2 },
+      inherited,
+      Object.assign(Object.create(null), text),
+      [text],
+      null,
+      "hi",
+    ]) {
+      const expected = telegramMessageSchema.safeParse(message);
+      const read = parseTelegramMessage(message);
+      expect(read.success).toBe(expected.success);
+      expect(read.data).toEqual(expected.data);
+      expect(read.error?.issues).toEqual(expected.error?.issues);
+    }
   });
 });
