@@ -1,7 +1,7 @@
 /**
  * A platform API call with a text body (JSON or form), posted on node:http(s) through a keep-alive
  * agent, its answer read whole and handed back as a TextAnswer: the part of a fetch Response that
- * grammY's client and Slack's WebClient read. Profiling a reply end to end showed node-fetch's
+ * Slack's WebClient reads, and its JSON at once for the Telegram channel's calls. Profiling a reply end to end showed node-fetch's
  * per-request wrapping (its body streams, headers class and abort shims) as the largest single
  * cost of a reply: a bare grammY echo bot spent 405 µs of CPU per reply on node-fetch and 245 µs
  * on this, the rest equal. Not followed: redirects (platform APIs answer a POST directly; a 3xx
@@ -116,9 +116,9 @@ function headersOf(headers: unknown, body: string): Record<string, string> {
 }
 
 /**
- * The answer of a text-body call, read whole: what grammY (`json`) and Slack's WebClient (status,
- * headers, `json`, `text`, `arrayBuffer`) read of a fetch Response. Its headers are built only when
- * asked for (grammY never does); its `url` is empty, so no error built from it can quote the URL.
+ * The answer of a text-body call, read whole: what Slack's WebClient (status, headers, `json`,
+ * `text`, `arrayBuffer`) reads of a fetch Response, and the Telegram channel (`parsed`). Its headers
+ * are built only when asked for; its `url` is empty, so no error built from it can quote the URL.
  */
 export class TextAnswer {
   readonly url = "";
@@ -153,6 +153,11 @@ export class TextAnswer {
 
   /** The body parsed as JSON; a body that is not JSON rejects with the parser's SyntaxError. */
   async json(): Promise<unknown> {
+    return this.parsed();
+  }
+
+  /** The body parsed as JSON, at once; a body that is not JSON throws the parser's SyntaxError. */
+  parsed(): unknown {
     return JSON.parse(this.body.toString("utf8"));
   }
 

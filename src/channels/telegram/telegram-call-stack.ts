@@ -1,12 +1,13 @@
 /**
  * The transformers every Bot API client of the Telegram channel runs its calls through, in their
- * order: a deadline per attempt, the send throttle, a few retries of network failures, a bounded
+ * order: a deadline per attempt (innermost, it also posts every call but uploads itself:
+ * telegram-deadlines.ts), the send throttle, a few retries of network failures, a bounded
  * auto-retry of 429s and 5xx, and the redirect of calls to an upgraded group. The channel's bot
  * client and its lookup client (directory, membership) share the same stack.
  */
 import { autoRetry } from "@grammyjs/auto-retry";
 import type { Api } from "grammy";
-import { type CallDeadlines, deadlineTransformer } from "./telegram-deadlines.js";
+import { type BotApiEndpoint, type CallDeadlines, deadlineTransformer } from "./telegram-deadlines.js";
 import type { ChatMigrations } from "./telegram-migrations.js";
 import { networkRetryTransformer } from "./telegram-network-retry.js";
 import { type SendScheduler, throttleTransformer } from "./telegram-throttle.js";
@@ -22,6 +23,8 @@ export const DEFAULT_RETRY: CallRetry = Object.freeze({ maxRetryAttempts: 5, max
 
 /** The parts every Bot API client of the channel shares. */
 export interface CallStack {
+  /** Where the calls go (the client's apiRoot and token). */
+  readonly endpoint: BotApiEndpoint;
   readonly deadlines: CallDeadlines | undefined;
   readonly scheduler: SendScheduler;
   readonly migrations: ChatMigrations;
@@ -30,9 +33,12 @@ export interface CallStack {
 }
 
 /** Installs the channel's transformers on `api`, innermost first. */
-export function useCallStack(api: Api, { deadlines, scheduler, migrations, retry }: CallStack): void {
+export function useCallStack(
+  api: Api,
+  { endpoint, deadlines, scheduler, migrations, retry }: CallStack,
+): void {
   // Innermost, so each attempt's deadline runs from when it is sent, not from its wait for a slot.
-  api.config.use(deadlineTransformer(deadlines));
+  api.config.use(deadlineTransformer(endpoint, deadlines));
   api.config.use(throttleTransformer(scheduler));
   // Network failures — a call past its deadline is one — are retried a few times here (each
   // attempt books its send slot again and gets a deadline of its own)...

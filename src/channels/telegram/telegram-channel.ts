@@ -36,7 +36,6 @@ import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
 import { intakeScreen, pollingScreen } from "./telegram-intake.js";
 import { IntakeLog } from "../intake-log.js";
-import { telegramFetch } from "./telegram-fetch.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
@@ -180,12 +179,13 @@ export class TelegramChannel implements ChannelAdapter {
       stopsElsewhere: laneStopsOf(options, this.platform, logger),
     });
     this.bot = new Bot(options.botToken, {
-      client: { apiRoot, fetch: telegramFetch },
+      client: { apiRoot },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
     const migrations = new ChatMigrations({ store: options.accessStore, logger });
     this.migrations = migrations;
     const stack: CallStack = {
+      endpoint: { apiRoot, token: options.botToken },
       deadlines: options.deadlines,
       scheduler: new SendScheduler(options.sendLimits),
       migrations,
@@ -194,7 +194,7 @@ export class TelegramChannel implements ChannelAdapter {
     // Membership lookups for allowed_chats run inside a chat's ordered section: a 429 there is
     // not waited out (auto-retry would hold the chat for minutes) but refused for now, and nobody
     // new is looked up until Telegram's wait is over (telegram-membership.ts).
-    const lookupApi = new Api(options.botToken, { apiRoot, fetch: telegramFetch });
+    const lookupApi = new Api(options.botToken, { apiRoot });
     useCallStack(lookupApi, stack);
     this.bot.catch((error) => {
       logger.error(

@@ -12,11 +12,17 @@
  * attempt of the network retry gets a deadline of its own. A call past its deadline fails with
  * BotApiTimeout — an HttpError, so it is retried like the network failure it is — naming the
  * method and the deadline, never the URL (it holds the bot token). The caller's own signal still
- * aborts the call; it is linked by a listener rather than with AbortSignal.any, which ignores the
- * abort-controller polyfill signals that grammY's runner passes (checked on Node 20). grammY's own
- * timeout stays behind these, which is why a deadline is at most MAX_DEADLINE_MS.
+ * aborts the call.
+ *
+ * A call with a JSON body (every call but uploads) ends here: it is posted here (postJsonCall)
+ * with its deadline as the post's own timeout, and fails as grammY's client fails it, with an
+ * HttpError. grammY's client would race each call against its own 500 s timeout and a stream-error
+ * promise, under an abort controller of its own: the deadline leaves those nothing to do. Uploads,
+ * whose multipart bodies grammY streams, still go through its client, raced against their
+ * deadline; its own timeout stays behind them, which is why a deadline is at most MAX_DEADLINE_MS.
  */
 import { HttpError, InputFile, type Transformer } from "grammy";
+import { isTimeout, postJsonCall } from "./telegram-json-call.js";
 
 /** Deadlines in ms by kind of call (see the module comment). */
 export interface CallDeadlines {
@@ -44,9 +50,11 @@ export const MAX_DEADLINE_MS = 500_000;
 type ApiSignal = Parameters<Transformer>[3];
 
 /**
- * The abort signal a call is handed: all grammY's client does with one is read `aborted` and add
+ * The abort signal an upload is handed: all grammY's client does with one is read `aborted` and add
  * and remove an "abort" listener (linking it to the controller of its own fetch), so this is all
- * it is. A Node AbortController per call cost a Telegram reply about 7 % of its throughput.
+ * it is. A Node AbortController per call cost a Telegram reply about 7 % of its throughput. It is
+ * linked to the caller's signal by a listener rather than with AbortSignal.any, which ignores the
+ * abort-controller polyfill signals that grammY's runner passes (checked on Node 20).
  */
 class CallAbort {
   aborted = false;
@@ -92,7 +100,11 @@ function carriesFile(value: unknown): boolean {
 
 /** The deadline in ms for one call of `method` with `payload`. */
 export function deadlineOf(method: string, payload: unknown, deadlines: CallDeadlines): number {
-  if (carriesFile(payload)) return deadlines.uploadMs;
+  return carriesFile(payload) ? deadlines.uploadMs : callDeadlineOf(method, payload, deadlines);
+}
+
+/** The deadline of a call that uploads nothing. */
+function callDeadlineOf(method: string, payload: unknown, deadlines: CallDeadlines): number {
   if (method === "getUpdates") {
     const timeout = Number((payload as { timeout?: unknown } | undefined)?.timeout ?? 0);
     return (Number.isFinite(timeout) ? timeout * 1000 : 0) + deadlines.pollMarginMs;
@@ -140,19 +152,48 @@ function settleFirst<T>(
   });
 }
 
+/** Where a client's calls go: grammY posts method `m` to `${apiRoot}/bot${token}/m`. */
+export interface BotApiEndpoint {
+  readonly apiRoot: string;
+  readonly token: string;
+}
+
 /**
  * A grammY API transformer that ends each call at its deadline with BotApiTimeout (aborting the
- * request), and passes the caller's abort on to it.
+ * request), and passes the caller's abort on to it: the end of the chain for a call with a JSON
+ * body, which it posts to `endpoint` (see the module comment).
  */
-export function deadlineTransformer(deadlines: CallDeadlines = DEFAULT_CALL_DEADLINES): Transformer {
+export function deadlineTransformer(
+  endpoint: BotApiEndpoint,
+  deadlines: CallDeadlines = DEFAULT_CALL_DEADLINES,
+): Transformer {
+  const methodRoot = `${endpoint.apiRoot}/bot${endpoint.token}/`;
   return (prev, method, payload, signal) => {
-    const deadlineMs = deadlineOf(method, payload, deadlines);
-    const request = new CallAbort();
-    const abort = () => request.abort();
-    if (signal?.aborted) abort();
-    const answer = prev(method, payload, request as unknown as ApiSignal);
-    signal?.addEventListener("abort", abort);
-    // The deadline also ends a call whose fetch would not heed the abort.
-    return settleFirst(answer, method, deadlineMs, abort, signal);
+    if (carriesFile(payload)) return uploadWithin(prev, method, payload, deadlines.uploadMs, signal);
+    const deadlineMs = callDeadlineOf(method, payload, deadlines);
+    return postJsonCall(methodRoot + method, payload, { signal, timeoutMs: deadlineMs }).catch(
+      (error: unknown) => {
+        throw isTimeout(error)
+          ? new BotApiTimeout(method, deadlineMs)
+          : new HttpError(`Network request for '${method}' failed!`, error);
+      },
+    );
   };
+}
+
+/** An upload through grammY's client, ended at `deadlineMs` (see settleFirst). */
+function uploadWithin(
+  prev: Parameters<Transformer>[0],
+  method: string,
+  payload: unknown,
+  deadlineMs: number,
+  signal: ApiSignal | undefined,
+): ReturnType<Transformer> {
+  const request = new CallAbort();
+  const abort = () => request.abort();
+  if (signal?.aborted) abort();
+  const answer = prev(method as never, payload as never, request as unknown as ApiSignal);
+  signal?.addEventListener("abort", abort);
+  // The deadline also ends a call whose fetch would not heed the abort.
+  return settleFirst(answer, method, deadlineMs, abort, signal);
 }

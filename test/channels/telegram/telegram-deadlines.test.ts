@@ -6,7 +6,7 @@
  * holding the turn.
  */
 import { getEventListeners } from "node:events";
-import { Bot, HttpError, InputFile, type Transformer } from "grammy";
+import { Bot, GrammyError, HttpError, InputFile, type Transformer } from "grammy";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -17,7 +17,6 @@ import {
   deadlineTransformer,
 } from "../../../src/channels/telegram/telegram-deadlines.js";
 import { errorText } from "../../../src/channels/telegram/telegram-errors.js";
-import { telegramFetch } from "../../../src/channels/telegram/telegram-fetch.js";
 import { TelegramChannel } from "../../../src/channels/telegram/telegram-channel.js";
 import { memorySpace } from "../../skills/support.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
@@ -34,6 +33,8 @@ const SHORT: CallDeadlines = { callMs: 200, editMs: 300, uploadMs: 400, pollMarg
  * shortened ordinary deadline, the rest as they are.
  */
 const CHANNEL: CallDeadlines = { ...DEFAULT_CALL_DEADLINES, callMs: 800 };
+/** An endpoint nothing listens on: the clean-up tests' calls never reach it. */
+const ENDPOINT = { apiRoot: "http://127.0.0.1:1", token: "123456:TEST-token" };
 
 describe("deadlineOf", () => {
   const file = new InputFile(Buffer.from("x"), "x.txt");
@@ -77,11 +78,8 @@ describe("deadlineTransformer on the Bot API client", () => {
   /** grammY's API client on the fake, with only the deadlines installed (no retries). */
   async function clientWith(deadlines: CallDeadlines) {
     tg = await startFakeTelegram();
-    const bot = new Bot(tg.token, {
-      client: { apiRoot: tg.apiRoot, fetch: telegramFetch },
-      botInfo: tg.botInfo,
-    });
-    bot.api.config.use(deadlineTransformer(deadlines));
+    const bot = new Bot(tg.token, { client: { apiRoot: tg.apiRoot }, botInfo: tg.botInfo });
+    bot.api.config.use(deadlineTransformer({ apiRoot: tg.apiRoot, token: tg.token }, deadlines));
     return { tg, api: bot.api };
   }
 
@@ -128,6 +126,34 @@ describe("deadlineTransformer on the Bot API client", () => {
     expect(tg.callsOf("sendDocument")[0]?.params.document).toMatchObject({ filename: "a.txt" });
   });
 
+  it("unlinks the caller's signal from a call once it is answered, fails or passes its deadline", async () => {
+    const { tg, api } = await clientWith(SHORT);
+    const caller = new AbortController();
+    const listeners = () => getEventListeners(caller.signal, "abort").length;
+    const send = () => api.sendMessage(ALICE.id, "hello", {}, caller.signal as never);
+    // Answered: the fake knows no chat of Alice's, and says so.
+    const answered = send();
+    expect(listeners()).toBe(1);
+    await expect(answered).rejects.toBeInstanceOf(GrammyError);
+    expect(listeners()).toBe(0);
+    tg.dropNext("sendMessage");
+    await expect(send()).rejects.toBeInstanceOf(HttpError);
+    expect(listeners()).toBe(0);
+    tg.holdNext("sendMessage");
+    await expect(send()).rejects.toBeInstanceOf(BotApiTimeout);
+    expect(listeners()).toBe(0);
+  });
+
+  it("fails a call whose connection drops with an HttpError, and Telegram's refusal with a GrammyError", async () => {
+    const { tg, api } = await clientWith(SHORT);
+    tg.dropNext("sendMessage");
+    const dropped = await failureOf(api.sendMessage(ALICE.id, "hello"));
+    expect(dropped).toBeInstanceOf(HttpError);
+    expect(dropped).not.toBeInstanceOf(BotApiTimeout);
+    expect(dropped.message).toBe("Network request for 'sendMessage' failed!");
+    await expect(api.sendMessage(ALICE.id, "hello")).rejects.toThrow("Bad Request: chat not found");
+  });
+
   it("still lets the caller abort a call", async () => {
     // Deadlines longer than the test's own timeout: only the abort can end the call in time.
     const { tg, api } = await clientWith({ ...SHORT, callMs: 60_000 });
@@ -142,7 +168,7 @@ describe("deadlineTransformer on the Bot API client", () => {
   });
 });
 
-describe("deadlineTransformer's clean-up", () => {
+describe("deadlineTransformer's clean-up of an upload (through grammY's client)", () => {
   type Prev = Parameters<Transformer>[0];
   /** A call the test answers by hand, and the abort signal the transformer handed it. */
   function heldCall() {
@@ -163,8 +189,10 @@ describe("deadlineTransformer's clean-up", () => {
       handed: () => handed,
     };
   }
+  const upload = { chat_id: 1, document: new InputFile(Buffer.from("x"), "x.txt") };
+  /** An upload: the calls that still go through grammY's client (`prev`). */
   const call = (prev: Prev, signal: AbortSignal) =>
-    deadlineTransformer(SHORT)(prev, "sendMessage", { chat_id: 1, text: "hi" }, signal as never);
+    deadlineTransformer(ENDPOINT, SHORT)(prev, "sendDocument", upload, signal as never);
   const listeners = (signal: AbortSignal) => getEventListeners(signal, "abort").length;
 
   it("unlinks the caller's signal once the call is answered, or fails", async () => {
@@ -192,7 +220,7 @@ describe("deadlineTransformer's clean-up", () => {
     expect(listeners(caller.signal)).toBe(0);
     // The aborted call's own failure, coming after, changes nothing.
     held.fail(new Error("aborted"));
-    await expect(late).rejects.toMatchObject({ method: "sendMessage", deadlineMs: 200 });
+    await expect(late).rejects.toMatchObject({ method: "sendDocument", deadlineMs: 400 });
   });
 
   it("passes the caller's abort on, before the call when it came before", async () => {
