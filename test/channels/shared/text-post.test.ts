@@ -83,6 +83,12 @@ describe("postText", () => {
     expect(received[0]?.headers["x-token"]).toBe("t");
   });
 
+  it("posts each URL to its own path and query, the same URL again to the same", async () => {
+    for (const path of ["/a", "/b?x=1", "/a", "/b?x=2", "/a"])
+      await postText(`${url}${path}`, { body: "{}" });
+    expect(received.map((r) => r.path)).toEqual(["/a", "/b?x=1", "/a", "/b?x=2", "/a"]);
+  });
+
   it("keeps the connection for the next call", async () => {
     for (let i = 0; i < 3; i++) await (await postText(`${url}/call`, { body: "{}" })).json();
     expect(new Set(received.map((r) => r.socket)).size).toBe(1);
