@@ -11,6 +11,7 @@ import type { MediaOptions } from "./outbound-media.js";
 import type { SessionFacts } from "../core/tool.js";
 import { type Stoppable, StopSwitch } from "../core/abort.js";
 import { deepFreeze } from "../core/deep-freeze.js";
+import { isoTime } from "../core/iso-time.js";
 import {
   type AgentEvent,
   agentEvent,
@@ -211,7 +212,7 @@ export class TurnContext implements Stoppable {
 
   /** The display-only timestamp for a new message. */
   stamp(): string {
-    return this.deps.now().toISOString();
+    return isoTime(this.deps.now());
   }
 
   /** Freeze, keep and persist a message (with any held before it); resolves once they are durable. */

@@ -16,6 +16,7 @@
  */
 import type { Logger } from "pino";
 import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
+import { isoTime } from "../core/iso-time.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
@@ -283,7 +284,7 @@ export class LiveSession {
 
   /** The record `change` makes of the current one, as its new version (stampedVersion). */
   private changed(change: (record: SessionRecord) => SessionRecord): SessionRecord {
-    return stampedVersion(change(this.current), this.stores.now().toISOString());
+    return stampedVersion(change(this.current), isoTime(this.stores.now()));
   }
 
   /**
@@ -353,7 +354,7 @@ export class LiveSession {
       // once it is, so a crash never leaves a tool's effects with no turn on record to resume.
       await Promise.all([
         this.lastSave,
-        this.toolStarts.markStarted(this.current.pendingTurn, callId, this.stores.now().toISOString()),
+        this.toolStarts.markStarted(this.current.pendingTurn, callId, isoTime(this.stores.now())),
       ]);
     },
     startedToolCalls: () => this.toolStarts.startedCalls(this.current.pendingTurn, this.unansweredCalls()),

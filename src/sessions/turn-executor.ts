@@ -8,6 +8,7 @@
  */
 import type { Logger } from "pino";
 import type { ParkedTurn } from "../approvals/parked-turn.js";
+import { isoTime } from "../core/iso-time.js";
 import { type ConversationExecutionRequest, newTurnId } from "../core/request.js";
 import { type PlatformUser, replyingTo, replyingToNone, type ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
@@ -257,6 +258,6 @@ export class TurnExecutor {
   }
 
   private stamp(): string {
-    return this.options.now().toISOString();
+    return isoTime(this.options.now());
   }
 }
