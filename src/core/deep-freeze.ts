@@ -116,6 +116,24 @@ export function frozenCopy<T>(value: T): T {
 }
 
 /**
+ * `fresh`, an object the caller has just built and hands over, frozen in place as `frozenCopy`
+ * would copy it: its deep-frozen fields are shared and the others copied, so it ends deep-frozen
+ * without a copy of the object itself.
+ */
+export function frozenFields<T extends object>(fresh: T): T {
+  const fields = fresh as Record<string, unknown>;
+  let holdsObjects = false;
+  for (const key of Object.keys(fields)) {
+    const value = frozenCopy(fields[key]);
+    if (value !== fields[key]) setField(fields, key, value);
+    if (isObject(value)) holdsObjects = true;
+  }
+  Object.freeze(fresh);
+  if (holdsObjects) deeplyFrozen.add(fresh);
+  return fresh;
+}
+
+/**
  * `target[key] = value` as a field of its own: an own `__proto__` key (JSON.parse makes one from
  * `{"__proto__": …}`) assigned plainly would set the copy's prototype instead, so the copy would
  * lose the field and inherit whatever that object holds.

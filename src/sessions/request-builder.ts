@@ -10,6 +10,7 @@
  * words.
  */
 import type { Attachment, SavedFileAttachment } from "../core/attachment.js";
+import { frozenFields } from "../core/deep-freeze.js";
 import type { ConversationMessage } from "../core/messages.js";
 import {
   type ConversationExecutionRequest,
@@ -75,14 +76,15 @@ export function buildTurnRequest(input: {
     requester: { userId: message.user.id, displayName: message.user.name },
     maxSteps: settings.maxSteps,
     mode: record.mode,
-    metadata: {
+    // Built here, so frozen in place: the snapshot takes it as it is rather than copying it.
+    metadata: frozenFields({
       target: record.target,
       sentAt: message.sentAt,
       files: message.files,
       ...(message.channelContent ? { channelContent: message.channelContent } : {}),
       ...(message.scheduledRun ? { scheduledRun: message.scheduledRun } : {}),
       ...(message.agentNote ? { agentNote: true } : {}),
-    },
+    }),
   });
 }
 

@@ -3,11 +3,13 @@
  * recovery point after a crash) when it starts, and its usage when it ends. Pure
  * functions of the record, so the scheduler only decides when to apply them.
  */
-import { addUsage, type TokenUsage } from "../core/messages.js";
+import { addUsage, type ConversationMessage, type TokenUsage } from "../core/messages.js";
 import { type ConversationExecutionRequest, requestToJSON, withMessages } from "../core/request.js";
 import { type QueuedMessage, type SessionRecord, ZERO_USAGE } from "./session-record.js";
 
 const TITLE_CHARS = 80;
+/** The marker's request holds no history: frozen already, so the marker shares it rather than copying it. */
+const NO_MESSAGES: readonly ConversationMessage[] = Object.freeze([]);
 
 /** How a turn came about: a message run, or a retry of the last one. */
 export interface TurnStart {
@@ -36,7 +38,7 @@ export function withTurnStarted(record: SessionRecord, start: TurnStart): Sessio
     queue: record.queue.filter((m) => m !== message),
     pendingTurn: {
       turnId: request.turnId,
-      request: requestToJSON(withMessages(request, [])),
+      request: requestToJSON(withMessages(request, NO_MESSAGES)),
       startedAt: start.startedAt,
       startedFrom: { how, historyLength: start.historyLength },
       ...(message.targetExtra === undefined ? {} : { targetExtra: message.targetExtra }),

@@ -1,9 +1,10 @@
-/** deepFreeze / frozenCopy / frozenConcat / frozenWith: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
+/** deepFreeze / frozenCopy / frozenConcat / frozenWith / frozenFields: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
 import { describe, expect, it } from "vitest";
 import {
   deepFreeze,
   frozenConcat,
   frozenCopy,
+  frozenFields,
   frozenWith,
   isDeeplyFrozen,
 } from "../../src/core/deep-freeze.js";
@@ -152,5 +153,32 @@ describe("frozenWith", () => {
   it("refuses a base that is not deep-frozen", () => {
     const shallow = Object.freeze({ user: { id: "U1" } });
     expect(() => frozenWith(shallow, { user: { id: "U2" } })).toThrow(/not deep-frozen/);
+  });
+});
+
+describe("frozenFields", () => {
+  it("freezes the object it is handed in place, sharing its deep-frozen fields and copying the rest", () => {
+    const target = deepFreeze({ platform: "telegram", extra: { chat: 1 } });
+    const files = [{ path: "a.txt" }];
+    const fresh = { target, files, sentAt: "t" };
+    const frozen = frozenFields(fresh);
+    expect(frozen).toBe(fresh);
+    expect(frozen.target).toBe(target);
+    expect(frozen.files).not.toBe(files);
+    expect(isDeepFrozen(frozen)).toBe(true);
+    expect(isDeeplyFrozen(frozen)).toBe(true);
+    // The caller's own list stays as it was, and its later changes never reach the frozen object.
+    expect(Object.isFrozen(files)).toBe(false);
+    files.push({ path: "b.txt" });
+    expect(frozen.files).toEqual([{ path: "a.txt" }]);
+    expect(frozenCopy(frozen)).toBe(frozen);
+  });
+
+  it("keeps an own __proto__ key a field", () => {
+    const fresh = JSON.parse('{"__proto__":{"admin":true}}') as Record<string, unknown>;
+    const frozen = frozenFields(fresh);
+    expect(Object.getPrototypeOf(frozen)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(frozen, "__proto__")?.value).toEqual({ admin: true });
+    expect(Object.isFrozen(frozen)).toBe(true);
   });
 });
