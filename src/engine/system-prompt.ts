@@ -43,11 +43,20 @@ export class SystemPrompt {
 
   /**
    * The system prompt of the turn `request` starts or resumes: the fixed part (built now on the
-   * session's first turn), then the requester's part when there is one. A session's turns never
+   * session's first turn), then the requester's part when there is one — at once when there is
+   * nothing to wait for (the fixed part built, no requester's part). A session's turns never
    * overlap, so the fixed part is never built twice at once.
    */
-  async forTurn(request: ConversationExecutionRequest): Promise<TurnPrompt> {
+  forTurn(request: ConversationExecutionRequest): TurnPrompt | Promise<TurnPrompt> {
     const fixed = this.fixed;
+    if (typeof fixed === "string" && !this.requester) return { text: fixed, notices: [] };
+    return this.gather(fixed, request);
+  }
+
+  private async gather(
+    fixed: string | InstructionsBuilder,
+    request: ConversationExecutionRequest,
+  ): Promise<TurnPrompt> {
     const parts =
       typeof fixed === "string"
         ? [{ text: fixed }, await this.requester?.(request)]

@@ -90,6 +90,9 @@ export interface CallAnswer {
   readonly by?: string | undefined;
 }
 
+/** What `flush` answers when there is nothing to persist. */
+const SAVED: Promise<void> = Promise.resolve();
+
 /** Per-turn state and shared operations. */
 export class TurnContext implements Stoppable {
   /**
@@ -236,11 +239,11 @@ export class TurnContext implements Stoppable {
   }
 
   /** Persist the held messages; resolves once they are durable. */
-  async flush(): Promise<void> {
-    if (this.unsaved.length === 0) return;
+  flush(): Promise<void> {
+    if (this.unsaved.length === 0) return SAVED;
     const messages = this.unsaved;
     this.unsaved = [];
-    await this.deps.persistence?.append(messages);
+    return this.deps.persistence?.append(messages) ?? SAVED;
   }
 
   /**

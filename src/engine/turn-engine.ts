@@ -244,7 +244,8 @@ export class TurnEngine implements SessionTurnEngine {
           },
         });
       }
-      this.settleSystemPrompt(ctx, await this.systemPrompt.forTurn(ctx.request));
+      const prompt = this.systemPrompt.forTurn(ctx.request);
+      this.settleSystemPrompt(ctx, prompt instanceof Promise ? await prompt : prompt);
       await this.compactor.restore(ctx.request.messages);
       await this.loop(ctx);
       await ctx.flush();

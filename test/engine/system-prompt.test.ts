@@ -190,6 +190,11 @@ describe("SystemPrompt", () => {
     expect(builds).toBe(1);
   });
 
+  it("answers at once, without a wait, when the fixed part is settled and there is no requester's part", () => {
+    expect(new SystemPrompt("fixed").forTurn(request())).toEqual({ text: "fixed", notices: [] });
+    expect(new SystemPrompt("").forTurn(request())).toEqual({ text: "", notices: [] });
+  });
+
   it("leaves out empty parts", async () => {
     expect(await new SystemPrompt("", async () => ({ text: "about Ana" })).forTurn(request())).toEqual({
       text: "about Ana",
