@@ -118,9 +118,8 @@ function callDeadlineOf(method: string, payload: unknown, deadlines: CallDeadlin
  * is given, so the abort's own failure never wins. Either way, as it settles, the timer is cleared
  * and `abort` is unlinked from the caller's `signal`.
  *
- * One promise per call, on purpose: the answer's handlers and the timer settle it directly, where
- * racing the answer against a timer promise (Promise.race) would make two more, for every Bot API
- * call of a turn.
+ * One promise per upload, on purpose: the answer's handlers and the timer settle it directly,
+ * where racing the answer against a timer promise (Promise.race) would make two more.
  */
 function settleFirst<T>(
   answer: Promise<T>,
