@@ -160,14 +160,15 @@ const textMessageSchema = telegramMessageSchema.pick({
 /**
  * A message read with telegramMessageSchema. A plain object with no field but a text message's
  * is read with the schema narrowed to those fields: the same verdict and result, since every
- * field it lacks is optional, without checking that each of two dozen others is absent.
+ * field it lacks is optional, without checking that each of two dozen others is absent. Its
+ * fields are all its own string keys, enumerable or not (the whole schema reads either kind).
  */
 export function parseTelegramMessage(value: unknown): z.ZodSafeParseResult<TelegramMessage> {
   const textOnly =
     typeof value === "object" &&
     value !== null &&
     Object.getPrototypeOf(value) === Object.prototype &&
-    Object.keys(value).every((key) => Object.hasOwn(textMessageSchema.shape, key));
+    Object.getOwnPropertyNames(value).every((key) => Object.hasOwn(textMessageSchema.shape, key));
   return (textOnly ? textMessageSchema : telegramMessageSchema).safeParse(value);
 }
 

@@ -90,6 +90,9 @@ describe("parseTelegramMessage", () => {
     };
     const entities = [{ type: "bot_command", offset: 0, length: 4 }];
     const inherited = Object.assign(Object.create({ caption: 5 }), text);
+    /** `text` with an own field the schema reads that Object.keys does not list (not enumerable). */
+    const hidden = (key: string, value: unknown) =>
+      Object.defineProperty({ ...text }, key, { value, enumerable: false });
     for (const message of [
       text,
       { ...text, entities },
@@ -110,6 +113,9 @@ describe("parseTelegramMessage", () => {
       { ...text, forward_origin: "mallory" },
       { ...text, edit_date: 2 },
       inherited,
+      hidden("caption", 5),
+      hidden("forward_origin", { type: "user", sender_user: { id: 9, first_name: "M" } }),
+      { ...text, [Symbol("extra")]: 1 },
       Object.assign(Object.create(null), text),
       [text],
       null,
