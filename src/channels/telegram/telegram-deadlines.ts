@@ -98,13 +98,17 @@ function carriesFile(value: unknown): boolean {
   return Object.values(value).some(carriesFile);
 }
 
-/** The deadline in ms for one call of `method` with `payload`. */
-export function deadlineOf(method: string, payload: unknown, deadlines: CallDeadlines): number {
-  return carriesFile(payload) ? deadlines.uploadMs : callDeadlineOf(method, payload, deadlines);
-}
-
-/** The deadline of a call that uploads nothing. */
-function callDeadlineOf(method: string, payload: unknown, deadlines: CallDeadlines): number {
+/**
+ * The deadline in ms for one call of `method` with `payload`; `upload` says whether the payload
+ * carries a file, for a caller that has looked already.
+ */
+export function deadlineOf(
+  method: string,
+  payload: unknown,
+  deadlines: CallDeadlines,
+  upload = carriesFile(payload),
+): number {
+  if (upload) return deadlines.uploadMs;
   if (method === "getUpdates") {
     const timeout = Number((payload as { timeout?: unknown } | undefined)?.timeout ?? 0);
     return (Number.isFinite(timeout) ? timeout * 1000 : 0) + deadlines.pollMarginMs;
@@ -168,8 +172,9 @@ export function deadlineTransformer(
 ): Transformer {
   const methodRoot = `${endpoint.apiRoot}/bot${endpoint.token}/`;
   return (prev, method, payload, signal) => {
-    if (carriesFile(payload)) return uploadWithin(prev, method, payload, deadlines.uploadMs, signal);
-    const deadlineMs = callDeadlineOf(method, payload, deadlines);
+    const upload = carriesFile(payload);
+    const deadlineMs = deadlineOf(method, payload, deadlines, upload);
+    if (upload) return uploadWithin(prev, method, payload, deadlineMs, signal);
     return postJsonCall(methodRoot + method, payload, { signal, timeoutMs: deadlineMs }).catch(
       (error: unknown) => {
         throw isTimeout(error)
