@@ -107,7 +107,7 @@ const deadlineMs = z
   .number()
   .int()
   .positive()
-  .max(MAX_DEADLINE_MS, `at most ${MAX_DEADLINE_MS} ms: grammY's own timeout ends every call then`);
+  .max(MAX_DEADLINE_MS, `at most ${MAX_DEADLINE_MS} ms: grammY's own timeout ends an upload then`);
 
 const optionsSchema = z.object({
   botToken: z.string().regex(/^\d+:[\w-]+$/, "a bot token looks like 123456:ABC-def"),

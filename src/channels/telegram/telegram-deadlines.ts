@@ -43,7 +43,10 @@ export const DEFAULT_CALL_DEADLINES: CallDeadlines = Object.freeze({
   pollMarginMs: 10_000,
 });
 
-/** grammY's own timeout of every call (its default), which ends a call past it whatever its deadline. */
+/**
+ * grammY's own timeout of a call through its client (its default): an upload past it ends then,
+ * whatever its deadline. Every deadline is kept within it, the JSON calls' too.
+ */
 export const MAX_DEADLINE_MS = 500_000;
 
 /** grammY types signals as the abort-controller polyfill's; it only listens to them, as to Node's. */
