@@ -99,7 +99,7 @@ export class DownloadedFiles extends Set<string> {
       super.add(file);
       this.pending.push(file);
     }
-    if (!this.writing) void this.written().catch(() => undefined);
+    this.writeSoon();
     return this;
   }
 
@@ -107,6 +107,11 @@ export class DownloadedFiles extends Set<string> {
   written(): Promise<void> {
     if (!this.writing && (this.unwritten || this.snapshotDue)) this.writing = this.writePending();
     return this.writing ?? Promise.resolve();
+  }
+
+  /** Start writing what waits (`written()` tells), unless a write is under way; a failure is logged there. */
+  private writeSoon(): void {
+    if (!this.writing) void this.written().catch(() => undefined);
   }
 
   /** Whether files or the full mark wait to be written. */
@@ -134,7 +139,8 @@ export class DownloadedFiles extends Set<string> {
       this.readWhole = true;
       if (this.full) this.logger.warn({ logId: this.logId }, FULL_NOTICE);
     }
-    if (this.snapshotDue) void this.written().catch(() => undefined);
+    // The mark, when the pages read took the set past the cap, or a snapshot due.
+    this.writeSoon();
   }
 
   /** Whether enough pages follow the latest snapshot for a new one. */
@@ -209,10 +215,8 @@ export class DownloadedFiles extends Set<string> {
       this.logger.error({ logId: this.logId }, `unreadable downloaded-files log entry: ${problem}`);
     }
     if (this.full) this.fullStored ||= pages.files.includes(DOWNLOAD_RECORD_FULL);
-    // Past the cap only through other writers' pages (adds stop at it): full all the same.
-    else if (this.size > this.maxFiles) {
-      this.fill();
-      if (!this.writing) void this.written().catch(() => undefined);
-    }
+    // Past the cap only through other writers' pages (adds stop at it): full all the same (the
+    // write under way, or the catch-up's, stores the mark).
+    else if (this.size > this.maxFiles) this.fill();
   }
 }

@@ -10,7 +10,7 @@
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool, ok } from "../../src/core/tool.js";
 import { DOWNLOAD_RECORD_FULL } from "../../src/engine/permissions/download-execution.js";
@@ -134,6 +134,24 @@ describe("a workspace's record of downloaded files, at its cap", () => {
     expect(decided("bash never-downloaded.sh", files).action).toBe("ask");
     expect(files.full).toBe(true);
     await second.close();
+  });
+
+  it("is marked full when a catch-up reads it past the cap, and the mark is stored for the others", async () => {
+    const root = tempDir();
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    // A writer with a larger cap (another build, or a config) stored more than this one holds.
+    const wider = await new WorkspaceDownloads(new DownloadLog(space), root, SILENT, 1_000).current();
+    await recordDownloads(curlOf(CAP + 2), root, { downloadedFiles: wider });
+    await wider.written();
+
+    const files = await new WorkspaceDownloads(new DownloadLog(space), root, SILENT, CAP).current();
+    expect(files.full).toBe(true);
+    // Written by the catch-up itself, with no add or save to start it.
+    await vi.waitFor(async () => expect(await page(space, root, 1)).toEqual([DOWNLOAD_RECORD_FULL]));
+    await wider.catchUp();
+    expect(decided("bash never-downloaded.sh", wider).action).toBe("ask");
+    await store.close();
   });
 
   describe("with two processes on one redis-server", () => {
