@@ -1,4 +1,4 @@
-/** isoTime: the text toISOString gives, also when the same time is asked for again, and its error for an invalid date. */
+/** isoTime: the text toISOString gives, also when the same time is asked for again or a Date is changed after a call, and its error for an invalid date. */
 import { describe, expect, it } from "vitest";
 import { isoTime } from "../../src/core/iso-time.js";
 
@@ -6,6 +6,16 @@ describe("isoTime", () => {
   it("gives toISOString's text for each time, whether new or asked for again", () => {
     const times = [0, 1_700_000_000_123, 1_700_000_000_123, 1_700_000_000_124, 0, -1];
     for (const time of times) expect(isoTime(new Date(time))).toBe(new Date(time).toISOString());
+  });
+
+  it("reads the time the Date holds at each call, so a Date changed after one call gives its new text", () => {
+    const date = new Date(1_700_000_000_000);
+    expect(isoTime(date)).toBe("2023-11-14T22:13:20.000Z");
+    date.setTime(1_700_000_000_001);
+    expect(isoTime(date)).toBe("2023-11-14T22:13:20.001Z");
+    date.setTime(Number.NaN);
+    expect(() => isoTime(date)).toThrow(RangeError);
+    expect(isoTime(new Date(1_700_000_000_001))).toBe("2023-11-14T22:13:20.001Z");
   });
 
   it("throws toISOString's RangeError for an invalid date, then carries on", () => {
