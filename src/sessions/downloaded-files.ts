@@ -105,13 +105,18 @@ export class DownloadedFiles extends Set<string> {
 
   /** Resolves once every file added so far (or the mark in their place) is stored; rejects when a write failed. */
   written(): Promise<void> {
-    if (!this.writing && (this.unwritten || this.snapshotDue)) this.writing = this.writePending();
+    this.writeSoon();
     return this.writing ?? Promise.resolve();
   }
 
-  /** Start writing what waits (`written()` tells), unless a write is under way; a failure is logged there. */
+  /**
+   * Start writing what waits (files, the full mark, a snapshot due), unless a write is under way: in
+   * the background (its failure is logged, and rejects only the `written()` promises handed out).
+   */
   private writeSoon(): void {
-    if (!this.writing) void this.written().catch(() => undefined);
+    if (this.writing || !(this.unwritten || this.snapshotDue)) return;
+    this.writing = this.writePending();
+    this.writing.catch(() => undefined);
   }
 
   /** Whether files or the full mark wait to be written. */
