@@ -19,7 +19,9 @@
  *    card's fingerprint): an earlier call may have changed it. The tool is handed that preview.
  *    Just before it runs, a call no person approved is checked against the downloaded files as
  *    recorded by then: one that would run a file an earlier call downloaded, unforeseen in phase
- *    1 (web_fetch's save_to, a symlink's real name), is not run, and the model may propose it again.
+ *    1 (web_fetch's save_to, a symlink's real name), or that any command would once the record
+ *    filled (download-execution.ts), is not run, the rule's reason is told, and the model may
+ *    propose it again.
  *
  * A step takes at most MAX_TOOL_CALLS_PER_STEP calls. The turn loop drops the ones after that
  * before the assistant message is stored (capStepCalls), so they never reach the history: the
@@ -150,13 +152,10 @@ function changedSinceApproval(ctx: TurnContext, cleared: ClearedCall): CallAnswe
   };
 }
 
-/** What the model reads for a call not run because it would run a file its step downloaded. */
-const RUNS_STEP_DOWNLOAD =
-  "Not run: this call would run a file an earlier call of this step downloaded, and running downloaded code needs a person's approval. Nothing was executed. Propose it again on its own if it is still wanted, so the user is asked.";
-
 /**
- * A call no person approved that would run a file recorded as downloaded since it was decided:
- * not run, and the audit, the person and the model are told.
+ * A call no person approved that the download rule (download-execution.ts) stops just before it
+ * runs — it would run a file recorded as downloaded since it was decided, or the record filled
+ * meanwhile: not run, and the audit, the person and the model are told `why`, the rule's reason.
  */
 function runsStepDownload(ctx: TurnContext, cleared: ClearedCall, why: string): CallAnswer {
   const { call, tool } = cleared;
@@ -169,14 +168,14 @@ function runsStepDownload(ctx: TurnContext, cleared: ClearedCall, why: string): 
   ctx.emit({
     type: "notice",
     level: "warning",
-    message: `${tool.name} was not run: it would run a file downloaded earlier in this step, which needs a person's approval. The agent may propose it again.`,
+    message: `${tool.name} was not run, as it needs a person's approval: ${why}. The agent may propose it again.`,
   });
   return {
     callId: call.id,
     name: tool.name,
     status: "not_started",
-    content: RUNS_STEP_DOWNLOAD,
-    reason: "runs a file downloaded in this step",
+    content: `Not run: a check just before it would run found that ${why}; running downloaded code needs a person's approval. Nothing was executed. Propose it again on its own if it is still wanted, so the user is asked.`,
+    reason: why,
   };
 }
 

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AuditRecord } from "../../src/engine/audit-record.js";
+import { DOWNLOAD_RECORD_FULL } from "../../src/engine/permissions/download-execution.js";
 import { defineTool, ok } from "../../src/core/tool.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
@@ -159,13 +160,42 @@ describe("a download and a run of it in one step", () => {
     });
     expect(await runAnswering(h, "auto", "deny")).toEqual([]);
     expect(ran).toEqual([]);
-    expect(resultOf(h.history.messages, "c2")).toContain("an earlier call of this step downloaded");
+    expect(resultOf(h.history.messages, "c2")).toContain(
+      "found that this command uses a file the agent downloaded into the workspace",
+    );
     expect(
       h.audit.find((a) => a.kind === "decision" && a.callId === "c2" && a.stage === "before_run"),
     ).toMatchObject({
       action: "deny",
       rule: "download_execute",
     });
+  });
+
+  // The record filling during the step stops every later unapproved command; the person and the
+  // model were told it would run a file an earlier call of the step downloaded, which it did not.
+  it("tells the person and the model the record is full when it filled during the step", async () => {
+    const ran: string[] = [];
+    const h = makeHarness({
+      steps: [
+        toolStep(["s1", "save_url", { url: "https://x.example/a" }], ["c2", "shell", { command: "ls -la" }]),
+        textStep("ok"),
+      ],
+      extraTools: [shellTool(ran), saveTool(DOWNLOAD_RECORD_FULL)],
+    });
+    const notices: string[] = [];
+    await collect(h.engine.run(makeRequest({ mode: "auto" })), (event) => {
+      if (event.type === "notice") notices.push(event.message);
+    });
+    expect(ran).toEqual([]);
+    const result = resultOf(h.history.messages, "c2");
+    expect(result).toContain("the workspace's record of downloaded files is full (an operator clears it)");
+    expect(result).not.toContain("earlier call of this step");
+    const notice = notices.find((n) => n.startsWith("shell was not run"));
+    expect(notice).toContain("the workspace's record of downloaded files is full");
+    expect(notice).not.toContain("downloaded earlier in this step");
+    expect(
+      h.audit.find((a) => a.kind === "decision" && a.callId === "c2" && a.stage === "before_run"),
+    ).toMatchObject({ action: "deny", rule: "download_execute" });
   });
 
   it("decides unrelated calls of the step as before", async () => {
