@@ -26,6 +26,7 @@ import { clip } from "../../core/surrogate-pairs.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { isPersonMessage } from "../outside-reads.js";
+import { DOWNLOAD_RECORD_FULL } from "../permissions/download-execution.js";
 import { unspelledUses } from "../permissions/unspelled-files.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
 
@@ -167,21 +168,49 @@ export function reviewLinesOf(history: readonly ConversationMessage[], requester
   };
 }
 
+/** A word or a file's path as `spells` compares them: `./` before it and `/` after it aside. */
+function bare(text: string): string {
+  return trimTrailing(text.replace(/^\.\//, ""), "/");
+}
+
 /**
- * Whether a string argument spells `file`: its path or name, `./` before it or (a folder, recorded
- * with a trailing `/`) `/` after it aside.
+ * The words of a call's string arguments (cut at shell punctuation), read once for every file of
+ * a check, so a long argument against many files is read in time linear in each, not their product.
  */
-function mentions(args: Readonly<Record<string, unknown>>, file: string): boolean {
-  const path = trimTrailing(file.replace(/^\.\//, ""), "/");
+interface ArgumentWords {
+  /** Each word, bare. */
+  readonly words: ReadonlySet<string>;
+  /** What follows each `/` of a word (`b/c.sh` and `c.sh` of `a/b/c.sh`), at most `longest` characters. */
+  readonly tails: ReadonlySet<string>;
+}
+
+/** The words of `args` (see ArgumentWords); `longest`: the longest path a file compared has. */
+function argumentWords(args: Readonly<Record<string, unknown>>, longest: number): ArgumentWords {
+  const words = new Set<string>();
+  const tails = new Set<string>();
+  for (const value of Object.values(args)) {
+    if (typeof value !== "string") continue;
+    for (const token of value.split(/[\s;&|<>()`'"=]+/)) {
+      const word = bare(token);
+      words.add(word);
+      // From the last `/` back, each tail longer than the one before: none past `longest` is a path.
+      for (let at = word.lastIndexOf("/"); at !== -1 && word.length - at - 1 <= longest; ) {
+        tails.add(word.slice(at + 1));
+        at = at === 0 ? -1 : word.lastIndexOf("/", at - 1);
+      }
+    }
+  }
+  return { words, tails };
+}
+
+/**
+ * Whether a string argument spells the file whose bare path is `path` (see bare): a word is its
+ * path or its name, or ends in `/` and its path.
+ */
+function spells(words: ArgumentWords, path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);
   if (name === "") return false;
-  const strings = Object.values(args).filter((v): v is string => typeof v === "string");
-  return strings.some((value) =>
-    value
-      .split(/[\s;&|<>()`'"=]+/)
-      .map((token) => trimTrailing(token.replace(/^\.\//, ""), "/"))
-      .some((token) => token === path || token.endsWith(`/${path}`) || token === name),
-  );
+  return words.words.has(path) || words.words.has(name) || words.tails.has(path);
 }
 
 /** The most facts shown about files a call may use without spelling them (the rest are counted). */
@@ -227,11 +256,18 @@ export function callFacts(
           `${quoted(file)} was written by the agent ${ago} tool call${ago === 1 ? "" : "s"} ago.`,
         );
   }
+  // The mark of a full record is no file (download-execution.ts): the download rule asks for it.
   for (const file of facts.downloadedFiles)
-    known.push({ file, fact: `${quoted(file)} was downloaded into the workspace by the agent.` });
+    if (file !== DOWNLOAD_RECORD_FULL)
+      known.push({ file, fact: `${quoted(file)} was downloaded into the workspace by the agent.` });
+  const paths = known.map(({ file }) => bare(file));
+  const words = argumentWords(
+    args,
+    paths.reduce((longest, path) => Math.max(longest, path.length), 0),
+  );
   const spelled: typeof known = [];
   const rest: typeof known = [];
-  for (const entry of known) (mentions(args, entry.file) ? spelled : rest).push(entry);
+  for (const [i, entry] of known.entries()) (spells(words, paths[i] as string) ? spelled : rest).push(entry);
   const used = new Set(
     command === undefined ? [] : unspelledUses(command, new Set(rest.map(({ file }) => file))),
   );
