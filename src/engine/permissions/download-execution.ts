@@ -17,6 +17,9 @@
  *   `| $SHELL`), or runs a download in a substitution next to one (`bash <(curl …)`,
  *   `sh -c "$(curl …)"`);
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`);
+ * - it downloads to a path a shell expansion names (`curl -o $F …`, `wget -P "$D" …`,
+ *   `curl … | tee {a,b}`, `curl … > ~/x`): the record cannot say which file it writes or where
+ *   (tools/shell/downloads.ts), so a later command could run it unmatched;
  * - the record is full (it holds DOWNLOAD_RECORD_FULL: sessions/downloaded-files.ts stops it
  *   growing at a cap, and marks it so): files downloaded since are not named in it, and any
  *   command may run one (by a name, a glob, a program on PATH, a hook or a config a tool reads),
@@ -28,7 +31,7 @@
  */
 import { posix } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
-import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
+import { DOWNLOADERS, detectDownloads, downloadsUnplaced } from "../../tools/shell/downloads.js";
 import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
 import { programOf } from "../../tools/shell/shell-program.js";
 import { lexedCommandWords } from "./hard-deny-commands.js";
@@ -156,6 +159,8 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
     return "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
   if (pipesDownloadIntoInterpreter(parsed))
     return "this command feeds a download straight into an interpreter";
+  if (downloadsUnplaced(parsed))
+    return "this command downloads to a path a shell expansion names (a variable, a substitution, `~`, a brace list or a glob), so which file it writes cannot be recorded";
   const fetched = new Set(detectDownloads(parsed, downloaded));
   const named = namedFiles(fetched);
   if (
