@@ -16,7 +16,8 @@
  * The record is bounded, and fails closed: a prompt-injected model could download without end
  * (wget -r, curl URL globs record many names a command), and every process holds the set for every
  * session on the workspace, the store keeps it, and the rule that reads it (engine/permissions/
- * download-execution.ts) goes over it on every call. So at `maxFiles` (MAX_DOWNLOADED_FILES) the
+ * download-execution.ts) goes over it on every call. So at `maxFiles` (MAX_DOWNLOADED_FILES, beside
+ * that rule, which asks before a command would take the record past it) the
  * set stops growing: a file past it is not added, the set takes DOWNLOAD_RECORD_FULL instead (the
  * rule then asks a person for every shell command, at once in this process), and the mark is
  * written to the log, a page's only entry, after the files pending; once it is stored, or read from
@@ -29,22 +30,13 @@
  * is tried again). Nothing here clears the mark: an operator does (README.md, "downloaded code").
  */
 import type { Logger } from "pino";
-import { DOWNLOAD_RECORD_FULL } from "../engine/permissions/download-execution.js";
+import { DOWNLOAD_RECORD_FULL, MAX_DOWNLOADED_FILES } from "../engine/permissions/download-execution.js";
 import {
   DOWNLOAD_PAGES_PER_SNAPSHOT,
   type DownloadLog,
   type DownloadPages,
   MAX_FILES_PER_DOWNLOAD_PAGE,
 } from "./download-log.js";
-
-/**
- * The most files a workspace's record holds (see the module comment). Far past honest use: a git
- * clone, an extracted archive or a recursive wget is one entry (its folder), so this is years of a
- * team's downloads, or two curl lines naming 5,000 files each; at it, the set costs a few MB in each
- * process, the rule about 10 ms a check (measured on 2 cores), the store a few MB (pages and a
- * snapshot).
- */
-export const MAX_DOWNLOADED_FILES = 10_000;
 
 /** What is logged when a record fills, and when a process first reads one full. */
 const FULL_NOTICE =

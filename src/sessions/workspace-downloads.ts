@@ -27,7 +27,8 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import type { DownloadLog } from "./download-log.js";
-import { DownloadedFiles, MAX_DOWNLOADED_FILES } from "./downloaded-files.js";
+import { MAX_DOWNLOADED_FILES } from "../engine/permissions/download-execution.js";
+import { DownloadedFiles } from "./downloaded-files.js";
 
 /** The id of the download log of the workspace whose root is `root`. */
 export function workspaceDownloadLogId(root: string): string {

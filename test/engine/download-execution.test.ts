@@ -2,7 +2,11 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DOWNLOAD_RECORD_FULL, downloadExecution } from "../../src/engine/permissions/download-execution.js";
+import {
+  DOWNLOAD_RECORD_FULL,
+  downloadExecution,
+  MAX_DOWNLOADED_FILES,
+} from "../../src/engine/permissions/download-execution.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
@@ -67,6 +71,19 @@ describe("downloadExecution", () => {
       expect(downloadExecution(command, new Set([DOWNLOAD_RECORD_FULL]))).toBeDefined();
     },
   );
+
+  // Commands of up to 1,000 downloads each, unasked one after another, filled the record, and then
+  // every command in every conversation on the workspace asked until an operator cleared it.
+  it("asks before a command would take the record past its cap, not before one that fills it to it", () => {
+    const almost = new Set(Array.from({ length: MAX_DOWNLOADED_FILES - 1 }, (_, i) => `/ws/dl/f${i}.bin`));
+    expect(downloadExecution("curl -o new.bin https://x.test/a", almost)).toBeUndefined();
+    expect(downloadExecution("curl -o a.bin -o b.bin https://x.test/a", almost)).toMatch(
+      /would take the workspace's record of downloaded files past its cap of 10000 \(it holds 9999\)/,
+    );
+    const atCap = new Set([...almost, "/ws/dl/last.bin"]);
+    expect(downloadExecution("curl -o new.bin https://x.test/a", atCap)).toMatch(/past its cap/);
+    expect(downloadExecution("ls -la", atCap)).toBeUndefined();
+  });
 
   // Each word was compared with each download's path and name, and each downloaded folder's: a
   // 50,000-word command against 500 downloads took seconds for each check of one call.

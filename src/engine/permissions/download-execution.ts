@@ -24,9 +24,11 @@
  *   growing at a cap, and marks it so): files downloaded since are not named in it, and any
  *   command may run one (by a name, a glob, a program on PATH, a hook or a config a tool reads),
  *   so every command asks, until an operator clears the record (README.md, "downloaded code").
- * - it would record more than MAX_DOWNLOADS_UNASKED downloads (`curl … -o f1 … -o f10000`): the
- *   record's cap is shared by the workspace, so one unasked command filling it would make every
- *   command in every conversation on it ask until an operator clears it; a person decides.
+ * - it would record more than MAX_DOWNLOADS_UNASKED downloads (`curl … -o f1 … -o f10000`), or
+ *   take the record past its cap (MAX_DOWNLOADED_FILES, with what it holds and what the step's
+ *   earlier calls would download): the cap is shared by the workspace, so unasked commands filling
+ *   it would make every command in every conversation on it ask until an operator clears it; a
+ *   person decides.
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { posix } from "node:path";
@@ -47,9 +49,18 @@ import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
 export const DOWNLOAD_RECORD_FULL = "\u0000the record of downloaded files is full";
 
 /**
+ * The most files a workspace's record of downloads holds (sessions/downloaded-files.ts stops it
+ * there and marks it full). Far past honest use: a git clone, an extracted archive or a recursive
+ * wget is one entry (its folder), so this is years of a team's downloads; at it, the set costs a
+ * few MB in each process, this rule about 10 ms a check (measured on 2 cores), the store a few MB.
+ * Here, beside the rule, because the rule asks before a command would take the record past it.
+ */
+export const MAX_DOWNLOADED_FILES = 10_000;
+
+/**
  * The most downloads (what detectDownloads foresees, each an entry of the record) one command
  * records without a person. Far past honest use (a clone or an extraction is one entry), and a
- * tenth of the record's cap (sessions/downloaded-files.ts), so no single command fills it unasked.
+ * tenth of the record's cap, so no single command fills it unasked.
  */
 const MAX_DOWNLOADS_UNASKED = 1_000;
 
@@ -170,5 +181,8 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
     return "this command downloads a file and runs it";
   if (fetched.size > MAX_DOWNLOADS_UNASKED)
     return `this command would record ${fetched.size} downloads, more than the ${MAX_DOWNLOADS_UNASKED} one command records unasked: the workspace's record of downloaded files is capped, and once it is full every shell command asks until an operator clears it`;
+  const recordedAfter = downloaded.size + [...fetched].filter((file) => !downloaded.has(file)).length;
+  if (recordedAfter > MAX_DOWNLOADED_FILES)
+    return `this command would take the workspace's record of downloaded files past its cap of ${MAX_DOWNLOADED_FILES} (it holds ${downloaded.size}): once it is full every shell command asks until an operator clears it`;
   return undefined;
 }
