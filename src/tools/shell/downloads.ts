@@ -12,7 +12,9 @@
  * and itself when its name is written (`$D/x`), and the command asks first (downloadsUnplaced):
  * a later command in that folder names none of them. A name a URL gives (`curl -O
  * https://x.test/$F`) counts as its folder, as one the server gives. A script a command runs in
- * turn (`bash -c '…'`, `eval …`) downloads as the line does. Heuristics over the words
+ * turn (`bash -c '…'`, `eval …`) downloads as the line does. A curl / wget word bash expands from
+ * its start (`curl "$F" …`, `wget "$U"`) may hold options or a URL naming the file, so it counts
+ * as such a target too. Heuristics over the words
  * bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl too, and a long option
  * abbreviated as getopt allows, `--output-doc=x`, is the option it abbreviates); they lean towards
  * flagging.
@@ -82,8 +84,8 @@ function serverNamedFolder(dir: string): string {
 /**
  * A URL argument as curl and wget read it, for URL(): one without a scheme is http
  * (`x.test/a.sh`), and curl's globbing in a host (`https://cdn[1-3].x/a.sh`, `{a,b}.x`), which
- * URL() refuses (`[`), has its brackets and braces read as letters; the path, where the saved name
- * comes from, as written.
+ * URL() refuses (`[`), has its brackets and braces read as letters, as has an expansion there
+ * (`https://$H/a.sh`); the path, where the saved name comes from, as written.
  */
 function urlRead(arg: string): string {
   const url = arg.includes("://") || arg.startsWith("-") ? arg : `http://${arg}`;
@@ -91,7 +93,7 @@ function urlRead(arg: string): string {
   const parts = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/s.exec(url);
   if (parts === null) return url;
   const [, scheme = "", authority = "", rest = ""] = parts;
-  return `${scheme}${authority.replace(/[[\]{}]/g, "x")}${rest}`;
+  return `${scheme}${authority.replace(/[[\]{}$\uE000-\uE002]/g, "x")}${rest}`;
 }
 
 /**
@@ -107,6 +109,41 @@ function fullOption(arg: string, names: readonly string[]): string {
   return matches.length === 1 ? `--${matches[0]}${eq === -1 ? "" : arg.slice(eq)}` : arg;
 }
 
+/**
+ * Whether a downloader's word (marked: markedText) may hold options of its own: bash expands it from
+ * its start (`"$F"`, `$(…)`, `{-o,x}`, a glob matching a file `-ox`) or somewhere a substitution
+ * left no trace (HIDDEN), so it may be `-oevil.sh`, or a URL whose saved name is not on the line
+ * (`wget "$U"`): it counts as a target bash expands (placed), and the command asks.
+ */
+function mayHoldOptions(word: string): boolean {
+  return word.startsWith(EXPANDS) || word.includes(HIDDEN);
+}
+
+/** curl's short options, besides -o and -K, whose value is the rest of the word or the next word. */
+const CURL_VALUED = new Set("AbcCdDeEFHmPQrtTuUwxXyYz");
+
+/** curl's long options whose value is the next word (never an option, whatever it holds). */
+const CURL_VALUED_LONG = new Set([
+  "--header",
+  "--data",
+  "--data-raw",
+  "--data-binary",
+  "--data-urlencode",
+  "--json",
+  "--user",
+  "--user-agent",
+  "--request",
+  "--cookie",
+  "--form",
+  "--write-out",
+  "--max-time",
+  "--connect-timeout",
+  "--retry",
+  "--proxy",
+  "--referer",
+  "--range",
+]);
+
 /** curl's long options read here, to which abbreviations are written out. */
 const CURL_LONG = ["output", "output-dir", "remote-name", "remote-name-all", "remote-header-name", "config"];
 
@@ -118,6 +155,7 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
   let outputDir = "";
   // Options read from a file (-K, --config; or a .curlrc in CURL_HOME, HOME…) can name the output.
   let config = configured;
+  const expanded: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = fullOption(args[i] as string, CURL_LONG);
     if (arg === "--output" || arg === "--output-dir" || arg === "--config") {
@@ -131,10 +169,15 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
     else if (arg.startsWith("--config=")) config = true;
     else if (arg === "--remote-name" || arg === "--remote-name-all") remoteName = true;
     else if (arg === "--remote-header-name") headerName = true;
+    else if (CURL_VALUED_LONG.has(arg)) i += 1;
     else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
       for (let c = 1; c < arg.length; c += 1) {
         if (arg[c] === "O") remoteName = true;
         if (arg[c] === "J") headerName = true;
+        if (CURL_VALUED.has(arg[c] as string)) {
+          if (c === arg.length - 1) i += 1;
+          break;
+        }
         if (arg[c] === "o" || arg[c] === "K") {
           const rest = arg.slice(c + 1);
           if (arg[c] === "o") outputs.push(rest || (args[i + 1] ?? ""));
@@ -144,6 +187,7 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
         }
       }
     } else {
+      if (mayHoldOptions(arg)) expanded.push(arg);
       const url = urlRead(arg);
       if (urlBasename(url)) urls.push(url);
     }
@@ -160,7 +204,7 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
     .filter((file) => globbed && /[{[]|#\d/.test(file))
     .map((file) => serverNamedFolder(path.posix.dirname(file)));
   if ((remoteName && headerName && urls.length > 0) || config) folders.push(serverNamedFolder(outputDir));
-  return [...files, ...folders];
+  return [...files, ...folders, ...expanded];
 }
 
 /** wget's short options that take a value: what follows one in a cluster is its value (`-qPdir`). */
@@ -206,6 +250,7 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
   // The URLs are read from a file (-i, --input-file), or the options (WGETRC=, a -e command) can
   // name what is saved: the names are not on the line.
   let input = configured;
+  const expanded: string[] = [];
   // A wgetrc command (-e, --execute; wget ignores case, `-` and `_` in its name): dir_prefix is -P;
   // output_document is -O, its value as wgetrc reads it (`~` expanded) perhaps another, so its
   // folder counts too; any other but those known to leave the saved names alone (input, recursive,
@@ -248,15 +293,16 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
       else if (arg[at] === "i") input = true;
       else if (arg[at] === "e") execute(value);
     } else {
+      if (mayHoldOptions(arg)) expanded.push(arg);
       const url = urlRead(arg);
       if (/^(https?|ftps?):\/\/[^/]/.test(url) && URL.canParse(url)) urls.push(url);
     }
   }
   if (input) {
     const named = document === undefined || document === "-" ? [] : [document];
-    return [...named, serverNamedFolder(prefix)];
+    return [...named, serverNamedFolder(prefix), ...expanded];
   }
-  if (document !== undefined) return document === "-" ? [] : [document];
+  if (document !== undefined) return document === "-" ? expanded : [document, ...expanded];
   // The server names the file (a Content-Disposition header, a redirect's last URL).
   const serverNamed = options.some((arg) => /^--(content-disposition|trust-server-names)(=on)?$/.test(arg));
   // A recursive fetch, or one saving under the URL's folders (-x), fills the host's folder, or the
@@ -266,10 +312,13 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
   );
   if (recursive) {
     const flat = options.some((arg) => /^(-nH|-nd|--no-host-directories|--no-directories)$/.test(arg));
-    return urls.map((url) => serverNamedFolder(under(prefix, flat ? "." : new URL(url).host)));
+    return [
+      ...urls.map((url) => serverNamedFolder(under(prefix, flat ? "." : new URL(url).host))),
+      ...expanded,
+    ];
   }
   const files = urls.map((url) => under(prefix, nameFromUrl(urlBasename(url) ?? "index.html")));
-  return serverNamed && urls.length > 0 ? [...files, serverNamedFolder(prefix)] : files;
+  return [...files, ...(serverNamed && urls.length > 0 ? [serverNamedFolder(prefix)] : []), ...expanded];
 }
 
 /** One simple command of a line, as the download heuristics read it. */
