@@ -180,23 +180,51 @@ function bare(text: string): string {
 interface ArgumentWords {
   /** Each word, bare. */
   readonly words: ReadonlySet<string>;
-  /** What follows each `/` of a word (`b/c.sh` and `c.sh` of `a/b/c.sh`), at most `longest` characters. */
+  /** The paths compared that follow a `/` at the end of a word (`b/c.sh` and `c.sh` of `a/b/c.sh`). */
   readonly tails: ReadonlySet<string>;
 }
 
-/** The words of `args` (see ArgumentWords); `longest`: the longest path a file compared has. */
-function argumentWords(args: Readonly<Record<string, unknown>>, longest: number): ArgumentWords {
+/**
+ * Hashes of a text read from its end, each character before the text read so far extending it:
+ * a word's tails are hashed in one pass back over it, so a long word against a long path costs
+ * their length, not the sum of every tail's length (a Set of the tails themselves hashed each one
+ * whole: a 256 kB argument of `a/a/…` against a recorded 40 kB path held the loop 1.6 s). The base
+ * is drawn per process, so no argument collides on purpose; a path found is also compared.
+ */
+const HASH_BASE = 0x101 + Math.floor(Math.random() * 0xfffff);
+const HASH_MODULUS = 0x7fffffff;
+
+function hashedBefore(hash: number, code: number): number {
+  return (hash * HASH_BASE + code) % HASH_MODULUS;
+}
+
+/** The words of `args` (see ArgumentWords); `paths`: the bare paths compared. */
+function argumentWords(args: Readonly<Record<string, unknown>>, paths: readonly string[]): ArgumentWords {
+  const byHash = new Map<number, string[]>();
+  let longest = 0;
+  for (const path of paths) {
+    let hash = 0;
+    for (let at = path.length - 1; at >= 0; at -= 1) hash = hashedBefore(hash, path.charCodeAt(at));
+    const same = byHash.get(hash);
+    if (same === undefined) byHash.set(hash, [path]);
+    else same.push(path);
+    longest = Math.max(longest, path.length);
+  }
   const words = new Set<string>();
   const tails = new Set<string>();
   for (const value of Object.values(args)) {
     if (typeof value !== "string") continue;
     for (const token of value.split(/[\s;&|<>()`'"=]+/)) {
       const word = bare(token);
+      if (words.has(word)) continue;
       words.add(word);
-      // From the last `/` back, each tail longer than the one before: none past `longest` is a path.
-      for (let at = word.lastIndexOf("/"); at !== -1 && word.length - at - 1 <= longest; ) {
-        tails.add(word.slice(at + 1));
-        at = at === 0 ? -1 : word.lastIndexOf("/", at - 1);
+      // Back from its end, each tail after a `/` looked up by its hash: none past `longest` is a path.
+      let hash = 0;
+      for (let at = word.length - 1; at > 0 && word.length - at <= longest; at -= 1) {
+        hash = hashedBefore(hash, word.charCodeAt(at));
+        if (word[at - 1] !== "/") continue;
+        for (const path of byHash.get(hash) ?? [])
+          if (path.length === word.length - at && !tails.has(path) && word.endsWith(path)) tails.add(path);
       }
     }
   }
@@ -261,10 +289,7 @@ export function callFacts(
     if (file !== DOWNLOAD_RECORD_FULL)
       known.push({ file, fact: `${quoted(file)} was downloaded into the workspace by the agent.` });
   const paths = known.map(({ file }) => bare(file));
-  const words = argumentWords(
-    args,
-    paths.reduce((longest, path) => Math.max(longest, path.length), 0),
-  );
+  const words = argumentWords(args, paths);
   const spelled: typeof known = [];
   const rest: typeof known = [];
   for (const [i, entry] of known.entries()) (spells(words, paths[i] as string) ? spelled : rest).push(entry);

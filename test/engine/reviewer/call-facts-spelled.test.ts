@@ -101,6 +101,27 @@ describe("callFacts: the files a call spells", () => {
     expect(facts).toEqual(['"/ws/dl/f7.sh" was downloaded into the workspace by the agent.']);
   });
 
+  // The tails of a word after each `/` were kept whole in a Set (each hashed whole), as long as the
+  // longest recorded path: two 16 kB words of `a/a/…` against a recorded 20 kB path sliced 128
+  // million characters, a 256 kB argument held the loop 1.6 s. They are now hashed in one pass back.
+  it("reads a long word against a long recorded path in work linear in their lengths", () => {
+    const recorded = `/ws/${"a/".repeat(10_000)}x.sh`;
+    const content = `${"a/".repeat(8_000)}y.sh ${"a/".repeat(8_000)}x.sh`;
+    const slice = vi.spyOn(String.prototype, "slice");
+    const facts = callFacts([], { downloadedFiles: new Set([recorded]) }, { content }, []);
+    const sliced = slice.mock.results.reduce((sum, { value }) => sum + String(value).length, 0);
+    expect(sliced).toBeLessThan(10 * (recorded.length + content.length));
+    expect(facts).toEqual([]);
+    expect(callFacts([], { downloadedFiles: new Set([recorded]) }, { content: `z${recorded}` }, [])).toEqual(
+      [],
+    );
+    expect(
+      callFacts([], { downloadedFiles: new Set([recorded]) }, { content: `q/${recorded}` }, []),
+    ).toHaveLength(1);
+    const tail = callFacts([], { downloadedFiles: new Set(["a/a/x.sh"]) }, { content }, []);
+    expect(tail).toEqual(['"a/a/x.sh" was downloaded into the workspace by the agent.']);
+  });
+
   it("shows no fact for the mark of a full record, which is no file", () => {
     const downloadedFiles = new Set([DOWNLOAD_RECORD_FULL, "get.sh"]);
     const command = "sh get.sh; cat *";
