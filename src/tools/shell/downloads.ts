@@ -14,7 +14,8 @@
  * https://x.test/$F`) counts as its folder, as one the server gives. A script a command runs in
  * turn (`bash -c '…'`, `eval …`) downloads as the line does. A curl / wget word bash expands from
  * its start (`curl "$F" …`, `wget "$U"`) may hold options or a URL naming the file, so it counts
- * as such a target too. Heuristics over the words
+ * as such a target too. On a line whose structure sends a download's output on (a substitution, a
+ * subshell, a group or loop, `exec`), every command's redirections count. Heuristics over the words
  * bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl too, and a long option
  * abbreviated as getopt allows, `--output-doc=x`, is the option it abbreviates); they lean towards
  * flagging.
@@ -335,7 +336,16 @@ interface Step {
   readonly assigned: readonly string[];
   /** The script it runs in turn (`sh -c '…'`, `eval …`), parsed: its downloads are the line's. */
   readonly inner: ParsedScript | undefined;
+  /** It sends on the output of commands before it (SENDS_OUTPUT_ON, before its program's arguments). */
+  readonly sendsOn: boolean;
 }
+
+/**
+ * Programs that send on the output of commands before them on a plain line: the end of a group or
+ * a compound command (`{ curl …; } > x`, `for …; do curl …; done > x`, `fi`, `esac`), and `exec`
+ * (`exec > x; curl …`, `exec 3>x; curl -o /dev/fd/3 …`).
+ */
+const SENDS_OUTPUT_ON = new Set(["}", "done", "fi", "esac", "exec"]);
 
 function stepsOf({ text, line, commands }: ParsedScript): Step[] {
   // A substitution or `$'…'` / `$"…"` leaves no trace in its word's text (HIDDEN).
@@ -343,6 +353,7 @@ function stepsOf({ text, line, commands }: ParsedScript): Step[] {
   return commands.map(({ command: simple, texts, program, args, inner }, i) => ({
     program,
     inner,
+    sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
     args,
     marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
     assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
@@ -351,6 +362,16 @@ function stepsOf({ text, line, commands }: ParsedScript): Step[] {
       .map(({ op, target }) => ({ op, target: markedText(target, hidden) })),
     pipedFromPrevious: line.plain && i > 0 && line.joiners[i - 1] === "|",
   }));
+}
+
+/**
+ * Whether where a download's output goes cannot be followed command by command: the line holds a
+ * substitution, a subshell or a process substitution (`echo "$(curl …)" > x`, `(curl …) > x`,
+ * `curl -o >(cat > x) …`), or a program that sends on earlier commands' output (SENDS_OUTPUT_ON).
+ * Then every command of it counts as fed by a download, its redirections and tee's files recorded.
+ */
+function outputUntraced({ line }: ParsedScript, steps: readonly Step[]): boolean {
+  return !line.plain || steps.some((step) => step.sendsOn);
 }
 
 /**
@@ -400,9 +421,11 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
   // A script a command runs in turn (`bash -c 'curl -o x.sh …'`, `eval …`) downloads as the line
   // does (read to the depth parsed-script.ts reads it).
   const read = (script: ParsedScript) => {
+    const steps = stepsOf(script);
+    const tangled = steps.some((step) => DOWNLOADERS.has(step.program)) && outputUntraced(script, steps);
     let pipelineHasDownloader = false;
-    for (const step of stepsOf(script)) {
-      pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
+    for (const step of steps) {
+      pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
       const { program, args, marked, assigned } = step;
       // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
       // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
