@@ -333,3 +333,28 @@ describe("download output sent on by the line's structure", () => {
     expect(downloadExecution("bash evil.sh", facts.downloadedFiles)).toBeDefined();
   });
 });
+
+// A clone or an extraction into a folder bash expands was recorded as its text (`$D/`), a folder no
+// later path names, so bash /tmp/x/evil.sh (D=/tmp/x) ran unasked: it now counts as such a target.
+describe("clones and extractions into a folder bash expands", () => {
+  it.each([
+    "curl https://x.test/a | tar xz -C $D",
+    "curl -o a.tgz https://x.test/a && tar xzf a.tgz --directory=$D",
+    "curl -o a.zip https://x.test/a; unzip a.zip -d $D",
+    "curl -o a.7z https://x.test/a; 7z x a.7z -o$D",
+    "git clone https://x.test/r $D",
+    "git -C $D clone https://x.test/r",
+    "git clone https://x.test/$R",
+  ])("%s asks", (command) => {
+    expect(detectDownloads(command)).toContain("./");
+    expect(downloadsUnplaced(command)).toBe(true);
+  });
+
+  it.each([
+    ["git clone https://x.test/r", ["r/"]],
+    ["curl -o a.tgz https://x.test/a && tar xzf a.tgz -C out", ["a.tgz", "out/"]],
+  ])("%s → %j, and does not ask", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+    expect(downloadsUnplaced(command)).toBe(false);
+  });
+});

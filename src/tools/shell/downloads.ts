@@ -325,7 +325,6 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
 /** One simple command of a line, as the download heuristics read it. */
 interface Step {
   readonly program: string;
-  readonly args: readonly string[];
   /** Its arguments' texts with the marks where bash would expand them (markedText). */
   readonly marked: readonly string[];
   /** Redirections to and from files (not fd duplications such as `2>&1`), their targets marked. */
@@ -354,7 +353,6 @@ function stepsOf({ text, line, commands }: ParsedScript): Step[] {
     program,
     inner,
     sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
-    args,
     marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
     assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
     redirects: simple.redirects
@@ -426,7 +424,7 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
     let pipelineHasDownloader = false;
     for (const step of steps) {
       pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
-      const { program, args, marked, assigned } = step;
+      const { program, marked, assigned } = step;
       // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
       // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
       const configured = (...names: string[]) =>
@@ -438,8 +436,9 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
         add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
       }
       if (pipelineHasDownloader && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
+      // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(
-        folderDownloads(program, args, (archive) =>
+        folderDownloads(program, marked, (archive) =>
           archive === "-" ? pipelineHasDownloader : isDownload(archive),
         ),
       );
