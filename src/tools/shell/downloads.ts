@@ -15,7 +15,9 @@
  * turn (`bash -c '…'`, `eval …`) downloads as the line does. A curl / wget word bash expands from
  * its start (`curl "$F" …`, `wget "$U"`) may hold options or a URL naming the file, so it counts
  * as such a target too. On a line whose structure sends a download's output on (a substitution, a
- * subshell, a group or loop, `exec`), every command's redirections count. Heuristics over the words
+ * subshell, a group or loop, `exec`), every command's redirections count; so do those of a
+ * command reading a file its line downloads, and what it copies it to (`mv a x`, `dd if=a of=x`).
+ * Heuristics over the words
  * bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl too, and a long option
  * abbreviated as getopt allows, `--output-doc=x`, is the option it abbreviates); they lean towards
  * flagging.
@@ -339,6 +341,9 @@ interface Step {
   readonly sendsOn: boolean;
 }
 
+/** Programs writing a copy of their files to their last argument (a file, or a folder keeping their names). */
+const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln"]);
+
 /**
  * Programs that send on the output of commands before them on a plain line: the end of a group or
  * a compound command (`{ curl …; } > x`, `for …; do curl …; done > x`, `fi`, `esac`), and `exec`
@@ -432,10 +437,19 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
       if (program === "curl") add(curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
       if (program === "wget") add(wgetTargets(marked, configured("WGETRC", "HOME")));
       const downloads = DOWNLOADERS.has(program);
-      if (downloads || pipelineHasDownloader) {
-        add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
-      }
-      if (pipelineHasDownloader && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
+      // A command reading a file this line downloads writes it on (`cat a > x`, `cp a x`, `dd if=a
+      // of=x`): a later command in the record's sight names the download, this line may not.
+      const sources =
+        program === "dd"
+          ? marked.filter((arg) => arg.startsWith("if=")).map((arg) => arg.slice("if=".length))
+          : marked.filter((arg) => !arg.startsWith("-"));
+      const fromLine = (file: string) => names.has(path.posix.basename(file));
+      const fed = pipelineHasDownloader || sources.some(fromLine);
+      if (downloads || fed) add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
+      if (fed && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
+      if (fed && program === "dd")
+        add(marked.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice("of=".length)));
+      if (COPIERS.has(program) && sources.slice(0, -1).some(fromLine)) add(sources.slice(-1));
       // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(
         folderDownloads(program, marked, (archive) =>
