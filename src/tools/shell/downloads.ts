@@ -337,6 +337,8 @@ interface Step {
   readonly assigned: readonly string[];
   /** The script it runs in turn (`sh -c '…'`, `eval …`), parsed: its downloads are the line's. */
   readonly inner: ParsedScript | undefined;
+  /** It downloads: a downloader, or a script it runs in turn holds one (`bash -c 'curl …' > x`). */
+  readonly downloads: boolean;
   /** It sends on the output of commands before it (SENDS_OUTPUT_ON, before its program's arguments). */
   readonly sendsOn: boolean;
 }
@@ -351,12 +353,20 @@ const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln"]);
  */
 const SENDS_OUTPUT_ON = new Set(["}", "done", "fi", "esac", "exec"]);
 
+/** Whether a script runs a downloader, or runs a script in turn that does. */
+function holdsDownloader({ commands }: ParsedScript): boolean {
+  return commands.some(
+    ({ program, inner }) => DOWNLOADERS.has(program) || (inner !== undefined && holdsDownloader(inner)),
+  );
+}
+
 function stepsOf({ text, line, commands }: ParsedScript): Step[] {
   // A substitution or `$'…'` / `$"…"` leaves no trace in its word's text (HIDDEN).
   const hidden = /\$[('"]|`/.test(text);
   return commands.map(({ command: simple, texts, program, args, inner }, i) => ({
     program,
     inner,
+    downloads: DOWNLOADERS.has(program) || (inner !== undefined && holdsDownloader(inner)),
     sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
     marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
     assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
@@ -425,7 +435,7 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
   // does (read to the depth parsed-script.ts reads it).
   const read = (script: ParsedScript) => {
     const steps = stepsOf(script);
-    const tangled = steps.some((step) => DOWNLOADERS.has(step.program)) && outputUntraced(script, steps);
+    const tangled = steps.some((step) => step.downloads) && outputUntraced(script, steps);
     let pipelineHasDownloader = false;
     for (const step of steps) {
       pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
@@ -436,7 +446,7 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
         assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
       if (program === "curl") add(curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
       if (program === "wget") add(wgetTargets(marked, configured("WGETRC", "HOME")));
-      const downloads = DOWNLOADERS.has(program);
+      const { downloads } = step;
       // A command reading a file this line downloads writes it on (`cat a > x`, `cp a x`, `dd if=a
       // of=x`): a later command in the record's sight names the download, this line may not.
       const sources =
