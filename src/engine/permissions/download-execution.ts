@@ -13,9 +13,9 @@
  * - it may use one without spelling its name (unspelled-files.ts): a glob that matches it
  *   (`bash inst?ll.sh`, `./bin/too[l]`), an expansion where a program or an interpreter's argument
  *   goes (`bash $(ls)`, `$RUN`), a runner that reads it (`make` after a downloaded Makefile);
- * - it pipes a curl / wget download into an interpreter (or into a program named by an expansion,
- *   `| $SHELL`), or runs a download in a substitution next to one (`bash <(curl …)`,
- *   `sh -c "$(curl …)"`);
+ * - it pipes a curl / wget download (or a script run in turn that downloads, `bash -c 'curl …'`)
+ *   into an interpreter (or into a program named by an expansion, `| $SHELL`), or runs a download
+ *   in a substitution next to one (`bash <(curl …)`, `sh -c "$(curl …)"`);
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`);
  * - it downloads to a path a shell expansion names (`curl -o $F …`, `wget -P "$D" …`,
  *   `curl … | tee {a,b}`, `curl … > ~/x`): the record cannot say which file it writes or where
@@ -33,7 +33,7 @@
  */
 import { posix } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
-import { DOWNLOADERS, detectDownloads, downloadsUnplaced } from "../../tools/shell/downloads.js";
+import { detectDownloads, downloadsUnplaced, runsDownloader } from "../../tools/shell/downloads.js";
 import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
 import { programOf } from "../../tools/shell/shell-program.js";
 import { lexedCommandWords } from "./hard-deny-commands.js";
@@ -126,10 +126,12 @@ function runsAny(words: readonly string[], files: NamedFiles): boolean {
 }
 
 /** What the pipe rule needs of one simple command, read once. */
-function stageOf({ command, program, invoked, inner }: ParsedCommand) {
+function stageOf(parsed: ParsedCommand) {
+  const { command, program, invoked, inner } = parsed;
   return {
     inner,
-    downloads: DOWNLOADERS.has(program),
+    // A script run in turn that downloads (`bash -c 'curl …' | sh`) feeds its output on too.
+    downloads: runsDownloader(parsed),
     // A program named by an expansion (`$SHELL`, `"$RUN"`) could be any interpreter.
     interprets: INTERPRETERS.has(program) || command.words.some((w) => w.text === invoked && !w.literal),
   };

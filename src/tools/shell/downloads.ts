@@ -26,11 +26,20 @@ import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { folderDownloads } from "./folder-downloads.js";
-import { type ParsedScript, parseScript } from "./parsed-script.js";
+import { type ParsedCommand, type ParsedScript, parseScript } from "./parsed-script.js";
 import type { ShellWord } from "./shell-words.js";
 
 /** The programs whose downloads are recorded (and whose output the permission rules follow). */
-export const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);
+const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);
+
+/**
+ * Whether a simple command downloads: it runs a downloader, or a script it runs in turn does
+ * (`bash -c 'curl …'`, `eval curl …`, to the depth parsed-script.ts reads), so its output is a
+ * download's.
+ */
+export function runsDownloader({ program, inner }: ParsedCommand): boolean {
+  return DOWNLOADERS.has(program) || inner?.commands.some(runsDownloader) === true;
+}
 
 /**
  * Marks put into a word's text where bash would expand it (shell-words.ts says only that a word
@@ -353,28 +362,24 @@ const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln"]);
  */
 const SENDS_OUTPUT_ON = new Set(["}", "done", "fi", "esac", "exec"]);
 
-/** Whether a script runs a downloader, or runs a script in turn that does. */
-function holdsDownloader({ commands }: ParsedScript): boolean {
-  return commands.some(
-    ({ program, inner }) => DOWNLOADERS.has(program) || (inner !== undefined && holdsDownloader(inner)),
-  );
-}
-
 function stepsOf({ text, line, commands }: ParsedScript): Step[] {
   // A substitution or `$'…'` / `$"…"` leaves no trace in its word's text (HIDDEN).
   const hidden = /\$[('"]|`/.test(text);
-  return commands.map(({ command: simple, texts, program, args, inner }, i) => ({
-    program,
-    inner,
-    downloads: DOWNLOADERS.has(program) || (inner !== undefined && holdsDownloader(inner)),
-    sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
-    marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
-    assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
-    redirects: simple.redirects
-      .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target.text)))
-      .map(({ op, target }) => ({ op, target: markedText(target, hidden) })),
-    pipedFromPrevious: line.plain && i > 0 && line.joiners[i - 1] === "|",
-  }));
+  return commands.map((parsed, i) => {
+    const { command: simple, texts, program, args, inner } = parsed;
+    return {
+      program,
+      inner,
+      downloads: runsDownloader(parsed),
+      sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
+      marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
+      assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
+      redirects: simple.redirects
+        .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target.text)))
+        .map(({ op, target }) => ({ op, target: markedText(target, hidden) })),
+      pipedFromPrevious: line.plain && i > 0 && line.joiners[i - 1] === "|",
+    };
+  });
 }
 
 /**
