@@ -15,6 +15,19 @@ vi.mock("../../src/tools/shell/shell-words.js", async (importOriginal) => {
   };
 });
 
+// Each step of a line is read for the folders it fills once per reading of what the line downloads.
+const folderReads = vi.hoisted(() => ({ count: 0 }));
+vi.mock("../../src/tools/shell/folder-downloads.js", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("../../src/tools/shell/folder-downloads.js")>();
+  return {
+    ...actual,
+    folderDownloads: (...args: Parameters<typeof actual.folderDownloads>) => {
+      folderReads.count += 1;
+      return actual.folderDownloads(...args);
+    },
+  };
+});
+
 const { downloadExecution } = await import("../../src/engine/permissions/download-execution.js");
 const { matchCommandRules } = await import("../../src/engine/permissions/hard-deny-commands.js");
 
@@ -25,6 +38,15 @@ const UNSPELLED =
 describe("the download floor's parse", () => {
   beforeEach(() => {
     lexed.texts.length = 0;
+    folderReads.count = 0;
+  });
+
+  it("reads what a line downloads once per decision, for its unplaced targets and its files alike", () => {
+    // Two simple commands: each read once (80641686 read the line twice, once for each question).
+    expect(
+      downloadExecution("curl -o out.json https://x.test/a && jq . out.json", new Set()),
+    ).toBeUndefined();
+    expect(folderReads.count).toBe(2);
   });
 
   it("lexes a command once for every rule, and not again for the reviewer's floor", () => {

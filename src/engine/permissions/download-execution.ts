@@ -33,7 +33,7 @@
  */
 import { posix } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
-import { detectDownloads, downloadsUnplaced, runsDownloader } from "../../tools/shell/downloads.js";
+import { lineDownloads, runsDownloader } from "../../tools/shell/downloads.js";
 import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
 import { programOf } from "../../tools/shell/shell-program.js";
 import { lexedCommandWords } from "./hard-deny-commands.js";
@@ -58,7 +58,7 @@ export const DOWNLOAD_RECORD_FULL = "\u0000the record of downloaded files is ful
 export const MAX_DOWNLOADED_FILES = 10_000;
 
 /**
- * The most downloads (what detectDownloads foresees, each an entry of the record) one command
+ * The most downloads (what lineDownloads foresees, each an entry of the record) one command
  * records without a person. Far past honest use (a clone or an extraction is one entry), and a
  * tenth of the record's cap, so no single command fills it unasked.
  */
@@ -172,9 +172,10 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
     return "this command may use a file the agent downloaded into the workspace without spelling its name (a pattern, an expansion or a program that reads it)";
   if (pipesDownloadIntoInterpreter(parsed))
     return "this command feeds a download straight into an interpreter";
-  if (downloadsUnplaced(parsed))
+  const { targets, unplaced } = lineDownloads(parsed, downloaded);
+  if (unplaced)
     return "this command downloads to a path a shell expansion names (a variable, a substitution, `~`, a brace list or a glob), so which file it writes cannot be recorded";
-  const fetched = new Set(detectDownloads(parsed, downloaded));
+  const fetched = new Set(targets);
   const named = namedFiles(fetched);
   if (
     fetched.size > 0 &&

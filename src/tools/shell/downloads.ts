@@ -9,18 +9,17 @@
  * engine/permissions/download-execution.ts). A target bash expands (`-o $F`, `-o "$D/x"`,
  * `-o $(…)`, `tee {a,b}`, `-o e?il.sh`, `> ~/x`) is not its text: it counts as the command's
  * folder, the folder written before the expansion (`out/` of `out/$F`, though `$F` may hold `..`)
- * and itself when its name is written (`$D/x`), and the command asks first (downloadsUnplaced):
- * a later command in that folder names none of them. A name a URL gives (`curl -O
+ * and itself when its name is written (`$D/x`), and the command asks first (lineDownloads says it
+ * lands unplaced): a later command in that folder names none of them. A name a URL gives (`curl -O
  * https://x.test/$F`) counts as its folder, as one the server gives. A script a command runs in
  * turn (`bash -c '…'`, `eval …`) downloads as the line does. A curl / wget word bash expands from
  * its start (`curl "$F" …`, `wget "$U"`) may hold options or a URL naming the file, so it counts
  * as such a target too. On a line whose structure sends a download's output on (a substitution, a
  * subshell, a group or loop, `exec`), every command's redirections count; so do those of a
  * command reading a file its line downloads, and what it copies it to (`mv a x`, `dd if=a of=x`).
- * Heuristics over the words
- * bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl too, and a long option
- * abbreviated as getopt allows, `--output-doc=x`, is the option it abbreviates); they lean towards
- * flagging.
+ * Heuristics over the words bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl
+ * too, and a long option abbreviated as getopt allows, `--output-doc=x`, is the option it
+ * abbreviates); they lean towards flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
@@ -412,8 +411,24 @@ function placed(target: string): { readonly files: string[]; readonly unplaced: 
   return { files, unplaced: true };
 }
 
-/** detectDownloads' targets, and whether one lands where the line does not say (placed). */
-function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
+/** What a command line downloads (see lineDownloads). */
+interface LineDownloads {
+  /** Files (and folders, ending in `/`) it would download, as written (detectDownloads). */
+  readonly targets: string[];
+  /** One of them lands where the line does not say (placed): a path a shell expansion names. */
+  readonly unplaced: boolean;
+}
+
+/**
+ * What a command line downloads: its targets (detectDownloads) and whether one lands at a path a
+ * shell expansion names (`-o $F`, `-o "$D/x.sh"`, `tee {a,b}`, `> ~/x`), so which file it writes,
+ * or where, is not on the line and cannot be recorded (the targets count the folders it may land
+ * in, which a later command need not name). One reading for a check that needs both.
+ */
+export function lineDownloads(
+  command: string | ParsedScript,
+  downloaded: Iterable<string> = [],
+): LineDownloads {
   const targets: string[] = [];
   let unplaced = false;
   // The targets' names, and the recorded files' (read when an extraction first asks): an archive
@@ -486,16 +501,7 @@ function scan(command: string | ParsedScript, downloaded: Iterable<string>) {
  * (parsed-script.ts).
  */
 export function detectDownloads(command: string | ParsedScript, downloaded: Iterable<string> = []): string[] {
-  return scan(command, downloaded).targets;
-}
-
-/**
- * Whether a command line downloads to a path a shell expansion names (`-o $F`, `-o "$D/x.sh"`,
- * `tee {a,b}`, `> ~/x`): which file it writes, or where, is not on the line, so it cannot be
- * recorded (detectDownloads counts the folders it may land in, which a later command need not name).
- */
-export function downloadsUnplaced(command: string | ParsedScript): boolean {
-  return scan(command, []).unplaced;
+  return lineDownloads(command, downloaded).targets;
 }
 
 /**
