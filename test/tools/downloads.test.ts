@@ -345,6 +345,11 @@ describe("clones and extractions into a folder bash expands", () => {
     "git clone https://x.test/r $D",
     "git -C $D clone https://x.test/r",
     "git clone https://x.test/$R",
+    // Not normalised across the expansion: `$D/..` may be anywhere (`out/$D/..` is not `out/`).
+    'curl https://x.test/a | tar xz -C "out/$D/.."',
+    'curl -o a.zip https://x.test/a; unzip a.zip -d "$D/.."',
+    'git -C "$D/.." clone https://x.test/r evil',
+    'git clone https://x.test/r "$D/../evil"',
   ])("%s asks", (command) => {
     expect(detectDownloads(command)).toContain("./");
     expect(lineDownloads(command).unplaced).toBe(true);
@@ -353,6 +358,10 @@ describe("clones and extractions into a folder bash expands", () => {
   it.each([
     ["git clone https://x.test/r", ["r/"]],
     ["curl -o a.tgz https://x.test/a && tar xzf a.tgz -C out", ["a.tgz", "out/"]],
+    // A literal folder is normalised; an absolute one stands alone after git's -C.
+    ["curl -o a.tgz https://x.test/a && tar xzf a.tgz -C ./out/../b//", ["a.tgz", "b/"]],
+    ["git -C src clone https://x.test/r /tmp/r", ["/tmp/r/"]],
+    ["git -C src clone https://x.test/r.git", ["src/r/"]],
   ])("%s → %j, and does not ask", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
     expect(lineDownloads(command).unplaced).toBe(false);

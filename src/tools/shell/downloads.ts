@@ -392,14 +392,17 @@ function outputUntraced({ line }: ParsedScript, steps: readonly Step[]): boolean
 }
 
 /**
- * What a target read with marks (markedText) counts as: itself when bash expands none of it; its
- * folder when only the name a URL gives it does (as for a name the server gives); else the
- * command's folder, the folder written before the first expansion and the target itself when its
- * name is written, and `unplaced`: which file it writes, or where, is not on the line.
+ * What a target read with marks (markedText) counts as: itself (a folder normalised) when bash
+ * expands none of it; its folder when only the name a URL gives it does (as for a name the server
+ * gives); else the command's folder, the folder written before the first expansion and the target
+ * itself when its name is written, and `unplaced`: which file it writes, or where, is not on the
+ * line.
  */
 function placed(target: string): { readonly files: string[]; readonly unplaced: boolean } {
   const at = target.search(MARKED);
-  if (at === -1) return { files: [target], unplaced: false };
+  // A folder as written (folder-downloads.ts's) is normalised only here, where nothing expands.
+  if (at === -1)
+    return { files: [target.endsWith("/") ? serverNamedFolder(target) : target], unplaced: false };
   const unmarked = (text: string) => text.replace(new RegExp(MARKED, "g"), "");
   const folder = target.slice(0, target.lastIndexOf("/", at) + 1);
   if (!/[\uE000\uE002/]/.test(target.slice(at)) && folder !== "/")

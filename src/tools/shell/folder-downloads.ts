@@ -39,16 +39,25 @@ const CLONE_VALUED = new Set([
 
 const DECOMPRESSORS = new Set(["gunzip", "bunzip2", "unxz", "unzstd", "uncompress", "unlzma"]);
 
+/**
+ * `dir` as a folder, with a trailing `/`, and otherwise as written: downloads.ts normalises it
+ * unless a shell expansion in it may hold `..` (`-C "out/$D/.."` is not `out/`).
+ */
 function folder(dir: string): string {
-  const normal = path.posix.normalize(dir === "" ? "." : dir);
-  return normal.endsWith("/") ? normal : `${normal}/`;
+  const written = dir === "" ? "." : dir;
+  return written.endsWith("/") ? written : `${written}/`;
+}
+
+/** `dir` within `base` as the program reads it (an absolute `dir` stands alone), not normalised. */
+function within(base: string, dir: string): string {
+  return base === "" || dir.startsWith("/") ? dir : `${base}/${dir}`;
 }
 
 function gitCloneTarget(args: readonly string[]): string[] {
   let base = "";
   let i = 0;
   for (; i < args.length && (args[i] as string).startsWith("-"); i += 1) {
-    if (args[i] === "-C") base = path.posix.join(base, args[i + 1] ?? "");
+    if (args[i] === "-C") base = within(base, args[i + 1] ?? "");
     if (GIT_VALUED.has(args[i] as string)) i += 1;
   }
   if (args[i] !== "clone") return [];
@@ -65,7 +74,7 @@ function gitCloneTarget(args: readonly string[]): string[] {
   const [repo, dir] = positional;
   if (repo === undefined) return [];
   const name = path.posix.basename(repo.replace(/[/\\]+$/, "").replace(/^[^/]*:/, ""));
-  return [folder(path.posix.join(base, dir ?? (bare ? name : name.replace(/\.git$/, ""))))];
+  return [folder(within(base, dir ?? (bare ? name : name.replace(/\.git$/, ""))))];
 }
 
 /** A tar (or bsdtar) extraction: its archive (`-` for stdin) and target, or undefined. */
@@ -124,7 +133,8 @@ function sevenZipExtraction(args: readonly string[]): { archive: string; dir: st
 /**
  * What a simple command writes from code elsewhere: a git clone's folder, or, when `downloaded`
  * says the archive it reads (`-` for its stdin) is a download, an extraction's folder or a
- * decompressed file. `program` and `args` as programOf reads them; paths as written.
+ * decompressed file. `program` as programOf reads it; `args` its arguments as downloads.ts marks
+ * them where bash expands them (read as written here); paths as written, folders not normalised.
  */
 export function folderDownloads(
   program: string,
