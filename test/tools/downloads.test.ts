@@ -405,3 +405,21 @@ describe("output of a script run in turn that downloads", () => {
     expect(detectDownloads(command)).toEqual(expected);
   });
 });
+
+// /dev/null was recorded as a download (curl -o /dev/null -w '%{http_code}' …, a health check), and
+// then every later command with 2>/dev/null, in any conversation on the workspace, asked.
+describe("writes to /dev/null", () => {
+  it.each([
+    "curl -s -o /dev/null -w '%{http_code}' https://x.test/",
+    "curl -s https://x.test/a > /dev/null",
+    "wget -qO /dev/null https://x.test/a",
+    "curl -s https://x.test/a | tee /dev/null | jq .",
+    "(curl -s https://x.test/a) >/dev/null 2>&1",
+  ])("%s records nothing, and a later 2>/dev/null does not ask", async (command) => {
+    expect(detectDownloads(command)).toEqual([]);
+    const ws = await mkdtemp(path.join(tmpdir(), "null-downloads-"));
+    const facts = { downloadedFiles: new Set<string>() };
+    await recordDownloads(command, ws, facts);
+    expect(downloadExecution("ls 2>/dev/null", facts.downloadedFiles)).toBeUndefined();
+  });
+});

@@ -441,6 +441,9 @@ export function lineDownloads(
   // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
   const add = (found: readonly string[]) => {
     for (const target of found) {
+      // What is written to /dev/null is gone (`curl -o /dev/null -w '%{http_code}' …`): recorded, it
+      // would make every later `2>/dev/null` ask.
+      if (target === "/dev/null") continue;
       const counted = placed(target);
       unplaced ||= counted.unplaced;
       for (const file of counted.files) {
