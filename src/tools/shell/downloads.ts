@@ -414,6 +414,43 @@ function placed(target: string): { readonly files: string[]; readonly unplaced: 
   return { files, unplaced: true };
 }
 
+/** A downloader's own targets, as curlTargets and wgetTargets read its words; none for another program. */
+function downloaderTargets({ program, marked, assigned }: Step): string[] {
+  // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
+  // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
+  const configured = (...names: string[]) =>
+    assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
+  if (program === "curl") return curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME"));
+  if (program === "wget") return wgetTargets(marked, configured("WGETRC", "HOME"));
+  return [];
+}
+
+/**
+ * Where a step writes on a download: its redirections when it downloads or is fed one (by its
+ * pipeline or a line whose output is untraced, `fedByLine`; or it reads a file the line downloads,
+ * `fromLine`: `cat a > x`), then tee's files and dd's of= when fed, and a copier's last argument
+ * when it copies such a file (`cp a x`): a later command in the record's sight names the
+ * download, this line may not.
+ */
+function writtenOn(step: Step, fedByLine: boolean, fromLine: (file: string) => boolean): string[] {
+  const { program, marked } = step;
+  const sources =
+    program === "dd"
+      ? marked.filter((arg) => arg.startsWith("if=")).map((arg) => arg.slice("if=".length))
+      : marked.filter((arg) => !arg.startsWith("-"));
+  const fed = fedByLine || sources.some(fromLine);
+  let written =
+    step.downloads || fed ? step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target) : [];
+  if (fed && program === "tee") written = written.concat(sources);
+  if (fed && program === "dd")
+    written = written.concat(
+      marked.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice("of=".length)),
+    );
+  if (COPIERS.has(program) && sources.slice(0, -1).some(fromLine))
+    written = written.concat(sources.slice(-1));
+  return written;
+}
+
 /** What a command line downloads (see lineDownloads). */
 interface LineDownloads {
   /** Files (and folders, ending in `/`) it would download, as written (detectDownloads). */
@@ -452,10 +489,10 @@ export function lineDownloads(
       }
     }
   };
+  const fromLine = (file: string) => names.has(path.posix.basename(file));
   const isDownload = (archive: string) => {
-    const name = path.posix.basename(archive);
     recorded ??= new Set(Array.from(downloaded, (file) => path.posix.basename(file)));
-    return names.has(name) || recorded.has(name);
+    return fromLine(archive) || recorded.has(path.posix.basename(archive));
   };
   // A script a command runs in turn (`bash -c 'curl -o x.sh …'`, `eval …`) downloads as the line
   // does (read to the depth parsed-script.ts reads it).
@@ -465,34 +502,15 @@ export function lineDownloads(
     let pipelineHasDownloader = false;
     for (const step of steps) {
       pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
-      const { program, marked, assigned } = step;
-      // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
-      // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
-      const configured = (...names: string[]) =>
-        assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
-      if (program === "curl") add(curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME")));
-      if (program === "wget") add(wgetTargets(marked, configured("WGETRC", "HOME")));
-      const { downloads } = step;
-      // A command reading a file this line downloads writes it on (`cat a > x`, `cp a x`, `dd if=a
-      // of=x`): a later command in the record's sight names the download, this line may not.
-      const sources =
-        program === "dd"
-          ? marked.filter((arg) => arg.startsWith("if=")).map((arg) => arg.slice("if=".length))
-          : marked.filter((arg) => !arg.startsWith("-"));
-      const fromLine = (file: string) => names.has(path.posix.basename(file));
-      const fed = pipelineHasDownloader || sources.some(fromLine);
-      if (downloads || fed) add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
-      if (fed && program === "tee") add(marked.filter((arg) => !arg.startsWith("-")));
-      if (fed && program === "dd")
-        add(marked.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice("of=".length)));
-      if (COPIERS.has(program) && sources.slice(0, -1).some(fromLine)) add(sources.slice(-1));
+      add(downloaderTargets(step));
+      add(writtenOn(step, pipelineHasDownloader, fromLine));
       // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(
-        folderDownloads(program, marked, (archive) =>
+        folderDownloads(step.program, step.marked, (archive) =>
           archive === "-" ? pipelineHasDownloader : isDownload(archive),
         ),
       );
-      pipelineHasDownloader ||= downloads;
+      pipelineHasDownloader ||= step.downloads;
       if (step.inner !== undefined) read(step.inner);
     }
   };
