@@ -15,12 +15,15 @@ import { type LexedLine, lexCommandLine, type ShellCommand } from "./shell-words
 
 /** One simple command of a parsed script. */
 export interface ParsedCommand {
+  /** Its words and redirections, as lexed (shell-words.ts). */
   readonly command: ShellCommand;
   /** Its words' texts. */
   readonly texts: readonly string[];
-  /** Its program, as programOf reads its words. */
+  /** Its program, as programOf reads its words (the name, `tool.sh` of `./tool.sh`). */
   readonly program: string;
+  /** Its program as written (`./tool.sh`), after assignments and wrappers such as `env`. */
   readonly invoked: string;
+  /** The texts after the program: its arguments. */
   readonly args: readonly string[];
   /** The script it runs in turn (`sh -c`, `eval`), parsed, when one is read at this depth. */
   readonly inner: ParsedScript | undefined;
