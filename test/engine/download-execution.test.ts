@@ -221,6 +221,19 @@ describe("downloadExecution", () => {
     "curl -o page.html https://x.test && cat *.html",
     "ls | sh",
     "echo curl | bash",
+    // Ordinary commands the newer rules (expanded targets, scripts run in turn, output sent on,
+    // copies) must leave alone.
+    "curl -s https://x.test/a | jq .",
+    "curl -o out.json https://x.test/a && jq . out.json",
+    "curl -s -o /dev/null -w '%{http_code}' https://x.test/",
+    'curl -s -H "Authorization: Bearer $TOKEN" https://x.test/a | jq .',
+    "curl -s https://x.test/a | tee response.json | jq .",
+    "bash -c 'echo hi' > out.txt",
+    "git clone https://github.com/a/b",
+    "tar xzf a.tgz",
+    "pip install x",
+    "npm ci",
+    'for f in *.txt; do wc -l "$f"; done > counts.txt',
   ])("lets %s pass", (command) => {
     expect(downloadExecution(command, recorded)).toBeUndefined();
   });
