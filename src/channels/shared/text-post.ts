@@ -11,6 +11,7 @@
 import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
+import { LruCache } from "../../core/lru-cache.js";
 
 /** What a text-body call carries: the caller's fetch options, of which these are honoured. */
 export interface TextPostInit {
@@ -54,10 +55,10 @@ interface Target {
 
 /**
  * The URLs posted to, each parsed once: an API posts to a few dozen method URLs, and parsing one
- * into request options cost about 10 µs per call. At most MAX_TARGETS are kept.
+ * into request options cost about 10 µs per call. The MAX_TARGETS used last are kept.
  */
-const targets = new Map<string, Target>();
 const MAX_TARGETS = 1_000;
+const targets = new LruCache<string, Target>(MAX_TARGETS);
 
 /** `url`'s target, or undefined for a URL that is not http(s). */
 function targetOf(url: string): Target | undefined {
@@ -65,7 +66,6 @@ function targetOf(url: string): Target | undefined {
   if (known) return known;
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") return undefined;
-  if (targets.size >= MAX_TARGETS) targets.clear();
   const target: Target = { protocol: parsed.protocol, options: urlToHttpOptions(parsed) };
   targets.set(url, target);
   return target;
