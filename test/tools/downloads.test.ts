@@ -92,6 +92,25 @@ describe("detectDownloads", () => {
     ["curl --remote-name-a --remote-h https://x.test/dl", ["dl", "./"]],
     ["curl --out evil.sh https://x.test/a", []],
     ["wget --no https://x.test/a.sh", ["a.sh"]],
+    // Other files filled with what the server sent: headers (each line of which bash would run),
+    // cookies, traces, wget's log (which holds the headers with -S); `-` and `%` are no file.
+    ["curl -D h.sh https://x.test/a", ["h.sh"]],
+    ["curl -sSDh.sh https://x.test/a", ["h.sh"]],
+    ["curl -sD - https://x.test/a | jq .", []],
+    ["curl --dump-header h.sh -o a.json https://x.test/a", ["a.json", "h.sh"]],
+    ["curl --dump-header=h.sh --output-dir d -O https://x.test/a.json", ["d/a.json", "h.sh"]],
+    ["curl --dump-h h.sh https://x.test/a", ["h.sh"]],
+    ["curl -c jar.txt https://x.test/a", ["jar.txt"]],
+    ["curl --cookie a=b https://x.test/a", []],
+    ["curl --cookie-jar=jar.sh https://x.test/a", ["jar.sh"]],
+    ["curl --trace t.sh --trace-ascii t2.sh https://x.test/a", ["t.sh", "t2.sh"]],
+    ["curl --trace - --stderr % https://x.test/a", []],
+    ["curl --stderr e.sh --libcurl c.sh --etag-save e.txt https://x.test/a", ["e.sh", "c.sh", "e.txt"]],
+    ["curl --hsts h.txt --alt-svc a.txt https://x.test/a", ["h.txt", "a.txt"]],
+    ["wget -S -o log.sh https://x.test/a.sh", ["a.sh", "log.sh"]],
+    ["wget -qSa log.sh -O - https://x.test/a", ["log.sh"]],
+    ["wget --output-file=log.sh --append-output l2.sh https://x.test/a.sh", ["a.sh", "log.sh", "l2.sh"]],
+    ["wget -o - https://x.test/a.sh", ["a.sh"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });
@@ -421,5 +440,22 @@ describe("writes to /dev/null", () => {
     const facts = { downloadedFiles: new Set<string>() };
     await recordDownloads(command, ws, facts);
     expect(downloadExecution("ls 2>/dev/null", facts.downloadedFiles)).toBeUndefined();
+  });
+});
+
+// curl's header dump (-D), cookie jar (-c) and traces, and wget's log, are files filled with what
+// the server sent: `curl -D h.sh URL` recorded nothing, so in auto mode a later `bash h.sh` ran the
+// server's header lines unasked.
+describe("other files a downloader fills with what the server sent", () => {
+  it.each([
+    ["curl -sD h.sh https://x.test/a", "bash h.sh"],
+    ["curl --trace-ascii=t.sh https://x.test/a", "sh t.sh"],
+    ["wget -S -o log.sh https://x.test/a", "bash log.sh"],
+  ])("records %s, so %s asks", async (download, run) => {
+    const ws = await mkdtemp(path.join(tmpdir(), "written-downloads-"));
+    const facts = { downloadedFiles: new Set<string>() };
+    await recordDownloads(download, ws, facts);
+    expect(downloadExecution(run, facts.downloadedFiles)).toBeDefined();
+    expect(downloadExecution("bash other.sh", facts.downloadedFiles)).toBeUndefined();
   });
 });

@@ -1,8 +1,9 @@
 /**
  * What curl and wget write, read from their words (marked where bash expands them:
  * download-marks.ts): -o / -O / --output-dir, -J and URL globs (the folder, as the server or the
- * glob names the file), -K and a caller's configuration (the folder); wget's -O / -P / -i / -e /
- * --content-disposition and recursive fetches. Long options abbreviated as getopt allows are read as
+ * glob names the file), -K and a caller's configuration (the folder), and the other files curl fills
+ * with what the server sent (-D headers, -c cookies, --trace …); wget's -O / -P / -i / -e /
+ * --content-disposition, recursive fetches and its log (-o / -a). Long options abbreviated as getopt allows are read as
  * the option they abbreviate. One module for the two programs' option grammars, apart from the
  * line-level reading in downloads.ts.
  */
@@ -52,6 +53,29 @@ function fullOption(arg: string, names: readonly string[]): string {
 /** curl's short options, besides -o and -K, whose value is the rest of the word or the next word. */
 const CURL_VALUED = new Set("AbcCdDeEFHmPQrtTuUwxXyYz");
 
+/**
+ * curl's short options, besides -o, that name a file curl writes with what the server sent: -D the
+ * response headers (a server's header lines, which bash runs one by one), -c the cookie jar.
+ */
+const CURL_WRITING_SHORT = new Set("Dc");
+
+/**
+ * curl's long options, besides --output, that name a file curl writes with what the server sent
+ * (headers, cookies, the whole exchange, its own messages about it). `-` (and `%` for --stderr)
+ * is standard output, no file.
+ */
+const CURL_WRITING_LONG = new Set([
+  "--dump-header",
+  "--cookie-jar",
+  "--trace",
+  "--trace-ascii",
+  "--stderr",
+  "--libcurl",
+  "--etag-save",
+  "--hsts",
+  "--alt-svc",
+]);
+
 /** curl's long options whose value is the next word (never an option, whatever it holds). */
 const CURL_VALUED_LONG = new Set([
   "--header",
@@ -74,11 +98,29 @@ const CURL_VALUED_LONG = new Set([
   "--range",
 ]);
 
-/** curl's long options read here, to which abbreviations are written out. */
-const CURL_LONG = ["output", "output-dir", "remote-name", "remote-name-all", "remote-header-name", "config"];
+/**
+ * curl's long options read here, to which abbreviations are written out (the valued ones too, so
+ * `--cookie` stays itself rather than abbreviating `--cookie-jar`).
+ */
+const CURL_LONG = [
+  "output",
+  "output-dir",
+  "remote-name",
+  "remote-name-all",
+  "remote-header-name",
+  "config",
+  ...[...CURL_WRITING_LONG, ...CURL_VALUED_LONG].map((option) => option.slice(2)),
+];
+
+/** Whether a writing option's value names a file: `-` is standard output, `%` standard error. */
+function namesFile(value: string): boolean {
+  return value !== "" && value !== "-" && value !== "%";
+}
 
 function curlTargets(args: readonly string[], configured: boolean): string[] {
   const outputs: string[] = [];
+  // Files written beside the download (headers, cookies, traces): --output-dir does not apply.
+  const written: string[] = [];
   const urls: string[] = [];
   let remoteName = false;
   let headerName = false;
@@ -99,13 +141,20 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
     else if (arg.startsWith("--config=")) config = true;
     else if (arg === "--remote-name" || arg === "--remote-name-all") remoteName = true;
     else if (arg === "--remote-header-name") headerName = true;
+    else if (CURL_WRITING_LONG.has(arg)) {
+      written.push(args[i + 1] ?? "");
+      i += 1;
+    } else if (arg.includes("=") && CURL_WRITING_LONG.has(arg.slice(0, arg.indexOf("="))))
+      written.push(arg.slice(arg.indexOf("=") + 1));
     else if (CURL_VALUED_LONG.has(arg)) i += 1;
     else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
       for (let c = 1; c < arg.length; c += 1) {
         if (arg[c] === "O") remoteName = true;
         if (arg[c] === "J") headerName = true;
         if (CURL_VALUED.has(arg[c] as string)) {
-          if (c === arg.length - 1) i += 1;
+          const rest = arg.slice(c + 1);
+          if (CURL_WRITING_SHORT.has(arg[c] as string)) written.push(rest || (args[i + 1] ?? ""));
+          if (!rest) i += 1;
           break;
         }
         if (arg[c] === "o" || arg[c] === "K") {
@@ -125,7 +174,8 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
   const named = remoteName ? urls.map((url) => nameFromUrl(urlBasename(url) as string)) : [];
   const files = [...outputs, ...named]
     .filter((file) => file !== "" && file !== "-")
-    .map((file) => (outputDir && !path.isAbsolute(file) ? under(outputDir, file) : file));
+    .map((file) => (outputDir && !path.isAbsolute(file) ? under(outputDir, file) : file))
+    .concat(written.filter(namesFile));
   // Names the line does not spell: the server's (-J names an -O download by its Content-Disposition
   // header), or those curl's URL globbing (`{a,b}`, `[1-3]`) fills in, in an -O name or an -o's
   // `#1`: the folders they land in count.
@@ -143,6 +193,8 @@ const WGET_VALUED = new Set("aABDeiIlnoOPQRtTUwX");
 /** wget's long options read here, to which abbreviations are written out. */
 const WGET_LONG = [
   "output-document",
+  "output-file",
+  "append-output",
   "directory-prefix",
   "input-file",
   "execute",
@@ -175,6 +227,8 @@ const WGETRC_NAMELESS = new Set([
 
 function wgetTargets(args: readonly string[], configured: boolean): string[] {
   let document: string | undefined;
+  // The log (-o, -a): with -S or -d it holds the server's header lines.
+  const logs: string[] = [];
   let prefix = "";
   const urls: string[] = [];
   // The URLs are read from a file (-i, --input-file), or the options (WGETRC=, a -e command) can
@@ -206,7 +260,11 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
       else if (arg === "--directory-prefix") prefix = value;
       else execute(value);
       i += 1;
-    } else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
+    } else if (arg === "--output-file" || arg === "--append-output") {
+      logs.push(args[i + 1] ?? "");
+      i += 1;
+    } else if (/^--(output-file|append-output)=/.test(arg)) logs.push(arg.slice(arg.indexOf("=") + 1));
+    else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
     else if (arg.startsWith("--directory-prefix=")) prefix = arg.slice("--directory-prefix=".length);
     else if (arg.startsWith("--execute=")) execute(arg.slice("--execute=".length));
     else if (/^--input-file(=|$)/.test(arg)) input = true;
@@ -222,12 +280,28 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
       else if (arg[at] === "P") prefix = value;
       else if (arg[at] === "i") input = true;
       else if (arg[at] === "e") execute(value);
+      else if (arg[at] === "o" || arg[at] === "a") logs.push(value);
     } else {
       if (mayHoldOptions(arg)) expanded.push(arg);
       const url = urlRead(arg);
       if (/^(https?|ftps?):\/\/[^/]/.test(url) && URL.canParse(url)) urls.push(url);
     }
   }
+  return [...wgetSaved({ input, document, prefix, urls, expanded, options }), ...logs.filter(namesFile)];
+}
+
+/** What wget read from its words: whether names come from elsewhere, -O, -P, the URLs, the rest. */
+interface WgetReading {
+  readonly input: boolean;
+  readonly document: string | undefined;
+  readonly prefix: string;
+  readonly urls: readonly string[];
+  readonly expanded: readonly string[];
+  readonly options: readonly string[];
+}
+
+/** The files (or folders) wget saves what it downloads to, as its words say. */
+function wgetSaved({ input, document, prefix, urls, expanded, options }: WgetReading): readonly string[] {
   if (input) {
     const named = document === undefined || document === "-" ? [] : [document];
     return [...named, serverNamedFolder(prefix), ...expanded];
