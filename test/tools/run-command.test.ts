@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { symlink } from "node:fs/promises";
+import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
@@ -198,6 +198,19 @@ describe("run_command", () => {
     expect([...context.facts.downloadedFiles].sort()).toEqual([
       path.join(ws, "other.bin"),
       path.join(ws, "tool.sh"),
+    ]);
+  });
+
+  it("records the file a download the line does not name added to the workspace (the server named it)", async () => {
+    const context = makeContext();
+    // The function stands in for curl saving under the server's name (no network in tests); the
+    // file is written by a script, not on the line, as curl writes it.
+    await writeFile(path.join(ws, "server.sh"), "echo 'echo evil' > evil.sh\n");
+    await call(tool(), { command: "curl() { bash server.sh; }; curl -OJ http://127.0.0.1:1/dl" }, context);
+    expect([...context.facts.downloadedFiles].sort()).toEqual([
+      `${ws}/`,
+      path.join(ws, "dl"),
+      path.join(ws, "evil.sh"),
     ]);
   });
 });

@@ -3,7 +3,8 @@
  * download-marks.ts): -o / -O / --output-dir, -J and URL globs (the folder, as the server or the
  * glob names the file), -K and a caller's configuration (the folder), and the other files curl fills
  * with what the server sent (-D headers, -c cookies, --trace …); wget's -O / -P / -i / -e /
- * --content-disposition, recursive fetches and its log (-o / -a). Long options abbreviated as getopt allows are read as
+ * --content-disposition, recursive fetches and its log (-o / -a), wget2 as wget; aria2c's folder and
+ * log; HTTPie's and xh's --download and --output. Long options abbreviated as getopt allows are read as
  * the option they abbreviate. One module for the two programs' option grammars, apart from the
  * line-level reading in downloads.ts.
  */
@@ -325,9 +326,86 @@ function wgetSaved({ input, document, prefix, urls, expanded, options }: WgetRea
   return [...files, ...(serverNamed && urls.length > 0 ? [serverNamedFolder(prefix)] : []), ...expanded];
 }
 
+/** The value of a short (`-dX`, `-d X`) or long (`--dir=X`, `--dir X`) option at `i`, and the words it took. */
+function optionValue(
+  args: readonly string[],
+  i: number,
+  short: string,
+  long: string,
+): [string, number] | undefined {
+  const arg = args[i] as string;
+  if (arg === short || arg === long) return [args[i + 1] ?? "", 2];
+  if (arg.startsWith(`${long}=`)) return [arg.slice(long.length + 1), 1];
+  if (arg.startsWith(short) && !arg.startsWith("--")) return [arg.slice(short.length), 1];
+  return undefined;
+}
+
 /**
- * A downloader's own targets, as curlTargets and wgetTargets read its words (`marked`); none for
- * another program. `assigned`: the variables set on the command (`CURL_HOME=. curl …`).
+ * aria2c saves under its folder (-d, --dir; the working folder by default) by names the URL, the
+ * server, an -o, an input file (-i) or a torrent or metalink may give: the folder counts, and its
+ * log (-l, --log) holds what the servers sent.
+ */
+function aria2Targets(args: readonly string[]): string[] {
+  let dir = "";
+  const written: string[] = [];
+  const expanded: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const folder = optionValue(args, i, "-d", "--dir");
+    const log = folder ? undefined : optionValue(args, i, "-l", "--log");
+    const taken = folder ?? log;
+    if (taken) {
+      if (folder) dir = taken[0];
+      else written.push(taken[0]);
+      i += taken[1] - 1;
+    } else if (mayHoldOptions(args[i] as string)) expanded.push(args[i] as string);
+  }
+  return [serverNamedFolder(dir), ...written.filter(namesFile), ...expanded];
+}
+
+/**
+ * HTTPie (`http`, `https`) and xh download with -d / --download: into -o / --output's file, else
+ * into the working folder under a name the URL or the server gives (the folder counts); -o alone
+ * writes the body to its file too. Short flags cluster (`-do x.sh`, `-dox.sh`).
+ */
+function httpieTargets(args: readonly string[]): string[] {
+  let download = false;
+  const outputs: string[] = [];
+  const expanded: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === "--download") download = true;
+    else if (arg === "--output") outputs.push(args[++i] ?? "");
+    else if (arg.startsWith("--output=")) outputs.push(arg.slice("--output=".length));
+    else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
+      for (let c = 1; c < arg.length; c += 1) {
+        if (arg[c] === "d") download = true;
+        if (arg[c] === "o") {
+          outputs.push(arg.slice(c + 1) || (args[++i] ?? ""));
+          break;
+        }
+      }
+    } else if (mayHoldOptions(arg)) expanded.push(arg);
+  }
+  const files = outputs.filter(namesFile);
+  return [...files, ...(download && files.length === 0 ? [serverNamedFolder("")] : []), ...expanded];
+}
+
+/** The programs whose downloads downloaderTargets reads (and whose output the permission rules follow). */
+export const DOWNLOADERS: ReadonlySet<string> = new Set([
+  "curl",
+  "wget",
+  "wget2",
+  "aria2c",
+  "http",
+  "https",
+  "xh",
+  "xhs",
+]);
+
+/**
+ * A downloader's own targets, as curlTargets, wgetTargets, aria2Targets and httpieTargets read its
+ * words (`marked`); none for another program. `assigned`: the variables set on the command
+ * (`CURL_HOME=. curl …`).
  */
 export function downloaderTargets(
   program: string,
@@ -340,5 +418,8 @@ export function downloaderTargets(
     assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
   if (program === "curl") return curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME"));
   if (program === "wget") return wgetTargets(marked, configured("WGETRC", "HOME"));
+  if (program === "wget2") return wgetTargets(marked, configured("WGET2RC", "XDG_CONFIG_HOME", "HOME"));
+  if (program === "aria2c") return aria2Targets(marked);
+  if (DOWNLOADERS.has(program)) return httpieTargets(marked);
   return [];
 }

@@ -4,7 +4,8 @@
  * extracted download: folder-downloads.ts, or the folder of a file whose name is not on the line:
  * one the server names, curl -J's and wget --content-disposition's, a URL glob's, wget -i's, or
  * options read from elsewhere, curl -K and CURL_HOME= (or HOME=), wget -e and WGETRC= (or HOME=);
- * written with a trailing `/`), so they can be recorded in the session facts. The permission
+ * written with a trailing `/`; what the command added to such a folder is recorded too, by name:
+ * folder-listings.ts), so they can be recorded in the session facts. The permission
  * engine asks a person before anything runs them (or a file under them:
  * engine/permissions/download-execution.ts). A target bash expands (`-o $F`, `-o "$D/x"`,
  * `-o $(…)`, `tee {a,b}`, `-o e?il.sh`, `> ~/x`) is not its text: it counts as the command's
@@ -25,12 +26,10 @@ import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { folderDownloads } from "./folder-downloads.js";
+import { addedSince, type FolderListing, listFolders } from "./folder-listings.js";
 import { type ParsedCommand, type ParsedScript, parseScript } from "./parsed-script.js";
 import { HIDDEN, MARKED, markedText, serverNamedFolder } from "./download-marks.js";
-import { downloaderTargets } from "./downloader-targets.js";
-
-/** The programs whose downloads are recorded (and whose output the permission rules follow). */
-const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);
+import { DOWNLOADERS, downloaderTargets } from "./downloader-targets.js";
 
 /**
  * Whether a simple command downloads: it runs a downloader, or a script it runs in turn does
@@ -226,17 +225,41 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
   return lineDownloads(command, downloaded).targets;
 }
 
-/**
- * Record the files (and folders, ending in `/`) a finished command downloaded, as real absolute
- * paths, in the session facts.
- */
-export async function recordDownloads(command: string, cwd: string, facts: SessionFacts): Promise<string[]> {
-  const files = await Promise.all(
+/** The files (and folders, ending in `/`) `command` downloads, as real absolute paths from `cwd`. */
+function realTargets(command: string, cwd: string, facts: SessionFacts): Promise<string[]> {
+  return Promise.all(
     detectDownloads(command, facts.downloadedFiles).map(async (file) => {
       const real = await realpathOfMaybeMissing(path.resolve(cwd, file));
       return file.endsWith("/") && !real.endsWith("/") ? `${real}/` : real;
     }),
   );
+}
+
+/**
+ * The folders `command` downloads into, listed before it runs (folder-listings.ts), so that
+ * recordDownloads can record what it added to them by name.
+ */
+export async function listDownloadFolders(
+  command: string,
+  cwd: string,
+  facts: SessionFacts,
+): Promise<FolderListing[]> {
+  const folders = (await realTargets(command, cwd, facts)).filter((target) => target.endsWith("/"));
+  return folders.length === 0 ? [] : listFolders(folders);
+}
+
+/**
+ * Record the files (and folders, ending in `/`) a finished command downloaded, as real absolute
+ * paths, in the session facts; with `before` (listDownloadFolders), also the entries it added to
+ * or changed in those folders.
+ */
+export async function recordDownloads(
+  command: string,
+  cwd: string,
+  facts: SessionFacts,
+  before: readonly FolderListing[] = [],
+): Promise<string[]> {
+  const files = [...(await realTargets(command, cwd, facts)), ...(await addedSince(before))];
   for (const file of files) facts.downloadedFiles.add(file);
   return files;
 }

@@ -5,9 +5,9 @@
  * `unzip a.zip`, `7z x a.7z`, `bsdtar`) fills its `-C` / `-d` / `-o` target, else the current
  * directory; `gunzip a.gz` (and the like) writes one file. A folder is written with a trailing `/`
  * (a file never is). Read from the words bash would see, leaning towards recording. A folder
- * recorded for the command's own directory is matched later by its path and name only, so a later
- * command that runs an extracted file by a path relative to that directory (`tar xzf a.tgz` at the
- * workspace root, then `bash a/run.sh`) is not caught by it: the sandbox is the wall behind.
+ * recorded for the command's own directory is matched later by its path and name only; what the
+ * command added to it is recorded by name as well (folder-listings.ts), so a later `bash a/run.sh`
+ * after `tar xzf a.tgz` at the workspace root asks.
  */
 import path from "node:path";
 

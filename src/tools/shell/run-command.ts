@@ -22,7 +22,7 @@ import { threadTargetOf } from "../session-target.js";
 import { cleanEnv } from "./clean-env.js";
 import { uploadsMask } from "./conversation-uploads.js";
 import { bubblewrapBackend } from "./bubblewrap-backend.js";
-import { recordDownloads } from "./downloads.js";
+import { listDownloadFolders, recordDownloads } from "./downloads.js";
 import { killProcessGroup } from "./process-group.js";
 import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv, type ResourceLimits } from "./resource-limits.js";
 import type { SandboxBackend, SandboxRequest, SandboxStatus } from "./sandbox-backend.js";
@@ -152,6 +152,9 @@ export function createRunCommandTool(options: RunCommandOptions) {
         context.emitOutput("… (more output; the result will show its end)");
     };
     const roots = await options.paths.realRoots().catch(() => [cwd]);
+    // Before it runs, so what it adds where it downloads under a name the line does not give is
+    // recorded (a best effort: the folders themselves are recorded whatever happens here).
+    const listed = await listDownloadFolders(command, cwd, context.facts).catch(() => []);
     // The real path: the sandbox binds the roots at their real paths only.
     const plan = await sandbox.plan({
       argv: limitedBashArgv(command, limits),
@@ -205,7 +208,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
         child.stderr.destroy();
       }
       await killing;
-      await recordDownloads(command, cwd, context.facts);
+      await recordDownloads(command, cwd, context.facts, listed);
       const text = output.receivedChars === 0 ? "(no output)" : output.toString().replace(/\n$/, "");
       const notes = [statusLine(outcome, stop, timeoutS)];
       if (outcome.stoppedBackground && !stop) {
