@@ -130,6 +130,15 @@ describe("detectDownloads", () => {
     ["xh --output=e.sh https://x.test/a", ["e.sh"]],
     ["http https://x.test/a > saved.sh", ["saved.sh"]],
     ["http -v https://x.test/a | jq .", []],
+    // A line that may set up a downloader's configuration first: the options it reads are not all
+    // on the line, so the folder counts.
+    ["echo 'output = evil.sh' > ~/.curlrc; curl https://x.test/a", ["./"]],
+    ["printf 'output_document = evil.sh' > ~/.cur''lrc; curl https://x.test/a", ["./"]],
+    ["echo output_document=e.sh >> ~/.wgetrc && wget https://x.test/a.sh", ["./"]],
+    ["export CURL_HOME=.; curl https://x.test/a", ["./"]],
+    ["bash -c 'export HOME=$PWD; wget https://x.test/a.sh'", ["./"]],
+    ["mkdir -p ~/.config/httpie && cp c.json ~/.config/httpie/config.json; http https://x.test/a", ["./"]],
+    ["curl -s https://x.test/a | jq . > JAVA_HOME=x", ["JAVA_HOME=x"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

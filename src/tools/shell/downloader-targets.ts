@@ -365,9 +365,10 @@ function aria2Targets(args: readonly string[]): string[] {
 /**
  * HTTPie (`http`, `https`) and xh download with -d / --download: into -o / --output's file, else
  * into the working folder under a name the URL or the server gives (the folder counts); -o alone
- * writes the body to its file too. Short flags cluster (`-do x.sh`, `-dox.sh`).
+ * writes the body to its file too. Short flags cluster (`-do x.sh`, `-dox.sh`). `configured`: its
+ * default options may be the caller's (the folder counts).
  */
-function httpieTargets(args: readonly string[]): string[] {
+function httpieTargets(args: readonly string[], configured: boolean): string[] {
   let download = false;
   const outputs: string[] = [];
   const expanded: string[] = [];
@@ -387,7 +388,9 @@ function httpieTargets(args: readonly string[]): string[] {
     } else if (mayHoldOptions(arg)) expanded.push(arg);
   }
   const files = outputs.filter(namesFile);
-  return [...files, ...(download && files.length === 0 ? [serverNamedFolder("")] : []), ...expanded];
+  // Its configuration (default options) may turn on --download too.
+  const serverNamed = (download && files.length === 0) || configured;
+  return [...files, ...(serverNamed ? [serverNamedFolder("")] : []), ...expanded];
 }
 
 /** The programs whose downloads downloaderTargets reads (and whose output the permission rules follow). */
@@ -403,23 +406,41 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * A line that may set up a downloader's configuration before running it: it names one of their
+ * configuration files (`echo 'output = evil.sh' > ~/.curlrc; curl …`) or sets a variable that
+ * moves them (`export CURL_HOME=.; curl …`), so the options the downloader reads are not all on the
+ * line.
+ */
+const CONFIGURES_DOWNLOADERS =
+  /curlrc|wgetrc|wget2rc|aria2\.conf|httpie|\bxh\b.*config|XH_CONFIG_DIR|\b(CURL_HOME|WGETRC|WGET2RC|XDG_CONFIG_HOME|HOME)=/i;
+
+/** Whether `line` (a command line's text) may set up a downloader's configuration (CONFIGURES_DOWNLOADERS). */
+export function configuresDownloaders(line: string): boolean {
+  return CONFIGURES_DOWNLOADERS.test(line);
+}
+
+/**
  * A downloader's own targets, as curlTargets, wgetTargets, aria2Targets and httpieTargets read its
  * words (`marked`); none for another program. `assigned`: the variables set on the command
- * (`CURL_HOME=. curl …`).
+ * (`CURL_HOME=. curl …`); `lineConfigures`: its line may set up a downloader's configuration
+ * (configuresDownloaders), so the options it reads may name the saved file: its folder counts.
  */
 export function downloaderTargets(
   program: string,
   marked: readonly string[],
   assigned: readonly string[],
+  lineConfigures = false,
 ): string[] {
   // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
   // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
   const configured = (...names: string[]) =>
-    assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
+    lineConfigures || assigned.some((word) => names.includes(word.slice(0, word.indexOf("="))));
   if (program === "curl") return curlTargets(marked, configured("CURL_HOME", "XDG_CONFIG_HOME", "HOME"));
   if (program === "wget") return wgetTargets(marked, configured("WGETRC", "HOME"));
   if (program === "wget2") return wgetTargets(marked, configured("WGET2RC", "XDG_CONFIG_HOME", "HOME"));
+  // aria2c records its folder whatever its configuration says.
   if (program === "aria2c") return aria2Targets(marked);
-  if (DOWNLOADERS.has(program)) return httpieTargets(marked);
+  if (DOWNLOADERS.has(program))
+    return httpieTargets(marked, configured("XDG_CONFIG_HOME", "HOME", "XH_CONFIG_DIR"));
   return [];
 }

@@ -29,7 +29,7 @@ import { folderDownloads } from "./folder-downloads.js";
 import { addedSince, type FolderListing, listFolders } from "./folder-listings.js";
 import { type ParsedCommand, type ParsedScript, parseScript } from "./parsed-script.js";
 import { HIDDEN, MARKED, markedText, serverNamedFolder } from "./download-marks.js";
-import { DOWNLOADERS, downloaderTargets } from "./downloader-targets.js";
+import { configuresDownloaders, DOWNLOADERS, downloaderTargets } from "./downloader-targets.js";
 
 /**
  * Whether a simple command downloads: it runs a downloader, or a script it runs in turn does
@@ -199,7 +199,7 @@ export function lineDownloads(
     let pipelineHasDownloader = false;
     for (const step of steps) {
       pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
-      add(downloaderTargets(step.program, step.marked, step.assigned));
+      add(downloaderTargets(step.program, step.marked, step.assigned, configures));
       add(writtenOn(step, pipelineHasDownloader, fromLine));
       // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(
@@ -211,8 +211,27 @@ export function lineDownloads(
       if (step.inner !== undefined) read(step.inner);
     }
   };
-  read(parseScript(command));
+  const script = parseScript(command);
+  const configures = mayConfigureDownloaders(script);
+  read(script);
   return { targets: [...new Set(targets)], unplaced };
+}
+
+/**
+ * Whether a line may set up a downloader's configuration (configuresDownloaders): in its text, or
+ * in its words and redirection targets as bash reads them (`~/.cur''lrc`), those of a script it runs
+ * in turn included.
+ */
+function mayConfigureDownloaders(script: ParsedScript): boolean {
+  if (configuresDownloaders(script.text)) return true;
+  return (
+    script.line.commands.some((command) =>
+      [...command.words, ...command.redirects.map((redirect) => redirect.target)].some((word) =>
+        configuresDownloaders(word.text),
+      ),
+    ) ||
+    script.commands.some((command) => command.inner !== undefined && mayConfigureDownloaders(command.inner))
+  );
 }
 
 /**
