@@ -125,21 +125,21 @@ function runsAny(words: readonly string[], files: NamedFiles): boolean {
   return INTERPRETERS.has(program) && namesAny(args, files);
 }
 
-/** What the pipe rule needs of one simple command, read once. */
-function stageOf(parsed: ParsedCommand) {
+/** What the pipe rule needs of one simple command of the line `text`, read once. */
+function stageOf(parsed: ParsedCommand, text: string) {
   const { command, program, invoked, inner } = parsed;
   return {
     inner,
     // A script run in turn that downloads (`bash -c 'curl …' | sh`) feeds its output on too.
-    downloads: runsDownloader(parsed),
+    downloads: runsDownloader(parsed, text),
     // A program named by an expansion (`$SHELL`, `"$RUN"`) could be any interpreter.
     interprets: INTERPRETERS.has(program) || command.words.some((w) => w.text === invoked && !w.literal),
   };
 }
 
 /** Whether a line pipes a download into an interpreter (reading `sh -c` scripts in turn). */
-function pipesDownloadIntoInterpreter({ line, commands }: ParsedScript): boolean {
-  const stages = commands.map(stageOf);
+function pipesDownloadIntoInterpreter({ text, line, commands }: ParsedScript): boolean {
+  const stages = commands.map((parsed) => stageOf(parsed, text));
   if (!line.plain)
     // Substitutions and subshells: a download anywhere beside an interpreter anywhere.
     return stages.some((s) => s.downloads) && stages.some((s) => s.interprets);

@@ -27,17 +27,34 @@ import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { folderDownloads } from "./folder-downloads.js";
 import { addedSince, type FolderListing, listFolders } from "./folder-listings.js";
-import { type ParsedCommand, type ParsedScript, parseScript } from "./parsed-script.js";
+import {
+  type ParsedCommand,
+  type ParsedScript,
+  parseScript,
+  programNamedByExpansion,
+} from "./parsed-script.js";
 import { HIDDEN, MARKED, markedText, serverNamedFolder } from "./download-marks.js";
 import { configuresDownloaders, DOWNLOADERS, downloaderTargets } from "./downloader-targets.js";
 
+/** A line naming a URL or a downloader, where a program bash names by an expansion may be one. */
+const MENTIONS_DOWNLOAD = /:\/\/|\b(curl|wget2?|aria2c|xhs?|https?)\b/;
+
 /**
- * Whether a simple command downloads: it runs a downloader, or a script it runs in turn does
- * (`bash -c 'curl …'`, `eval curl …`, to the depth parsed-script.ts reads), so its output is a
- * download's.
+ * Whether a simple command of the line `text` downloads: it runs a downloader, or a script it runs
+ * in turn does (`bash -c 'curl …'`, `eval curl …`, to the depth parsed-script.ts reads), so its
+ * output is a download's; or bash names its program by an expansion (`C=curl; $C -o x.sh URL`,
+ * `$(echo curl) …`) on a line naming a URL or a downloader.
  */
-export function runsDownloader({ program, inner }: ParsedCommand): boolean {
-  return DOWNLOADERS.has(program) || inner?.commands.some(runsDownloader) === true;
+export function runsDownloader(parsed: ParsedCommand, text: string): boolean {
+  const { program, inner } = parsed;
+  if (DOWNLOADERS.has(program)) return true;
+  if (inner?.commands.some((command) => runsDownloader(command, inner.text))) return true;
+  return mayBeDownloader(parsed, text);
+}
+
+/** Whether bash names the command's program by an expansion on a line that may download: any downloader. */
+function mayBeDownloader(parsed: ParsedCommand, text: string): boolean {
+  return programNamedByExpansion(parsed) && MENTIONS_DOWNLOAD.test(text);
 }
 
 /** One simple command of a line, as the download heuristics read it. */
@@ -55,6 +72,8 @@ interface Step {
   readonly inner: ParsedScript | undefined;
   /** It downloads: a downloader, or a script it runs in turn holds one (`bash -c 'curl …' > x`). */
   readonly downloads: boolean;
+  /** Bash names its program by an expansion on a line that may download (runsDownloader): any downloader. */
+  readonly unknownDownloader: boolean;
   /** It sends on the output of commands before it (SENDS_OUTPUT_ON, before its program's arguments). */
   readonly sendsOn: boolean;
 }
@@ -77,7 +96,9 @@ function stepsOf({ text, line, commands }: ParsedScript): Step[] {
     return {
       program,
       inner,
-      downloads: runsDownloader(parsed),
+      downloads: runsDownloader(parsed, text),
+      // A downloader bash names by an expansion: which, and so what it writes, is not on the line.
+      unknownDownloader: mayBeDownloader(parsed, text),
       sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
       marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
       assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
@@ -200,6 +221,8 @@ export function lineDownloads(
     for (const step of steps) {
       pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
       add(downloaderTargets(step.program, step.marked, step.assigned, configures));
+      // Its targets cannot be read: a target bash expands (HIDDEN), so the command asks.
+      if (step.unknownDownloader) add([HIDDEN]);
       add(writtenOn(step, pipelineHasDownloader, fromLine));
       // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(

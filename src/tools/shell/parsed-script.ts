@@ -60,3 +60,14 @@ export function parseScript(command: string | ParsedScript): ParsedScript {
   if (last?.text !== command) last = parse(command, 0);
   return last;
 }
+
+/**
+ * Whether bash names the command's program by a parameter expansion or a substitution (`$C`,
+ * `"$RUN"`, `$(echo curl)`, whose text the lexer leaves empty): it could be any program. Braces,
+ * `[` and globs are not counted: `{ …; }`, `[ -f x ]`, `./*.sh`.
+ */
+export function programNamedByExpansion({ command, invoked }: ParsedCommand): boolean {
+  return command.words.some(
+    (word) => word.text === invoked && !word.literal && (word.text === "" || /[$`]/.test(word.text)),
+  );
+}
