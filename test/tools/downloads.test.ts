@@ -602,3 +602,28 @@ describe("a downloader named by an expansion", () => {
     });
   });
 });
+
+// A copy of a recorded download in a later command asked (it names the download) but, once a person
+// approved it, was not recorded, so running the copy later passed unasked: the copy is recorded too.
+describe("a later copy of a recorded download", () => {
+  it.each([
+    ["cp evil.sh ok.sh", "bash ok.sh"],
+    ["mv -f dl/evil.sh tools/run.sh", "sh tools/run.sh"],
+    ["cat evil.sh > ok.sh", "bash ok.sh"],
+    ["dd if=evil.sh of=ok.sh", "bash ok.sh"],
+    ["cp -r repo/ copy", "bash copy/install.sh"],
+  ])("records %s, so %s asks", async (copy, run) => {
+    const ws = await mkdtemp(path.join(tmpdir(), "later-copies-"));
+    const facts = { downloadedFiles: new Set([path.join(ws, "evil.sh"), path.join(ws, "repo/")]) };
+    expect(downloadExecution(copy, facts.downloadedFiles)).toBeDefined();
+    await recordDownloads(copy, ws, facts);
+    expect(downloadExecution(run, facts.downloadedFiles)).toBeDefined();
+  });
+
+  it.each(["cp notes.md backup.md", "cat notes.md > all.md", "jq . data.json > out.json"])(
+    "records nothing for %s, which copies no download",
+    (command) => {
+      expect(detectDownloads(command, ["/w/evil.sh", "/w/repo/"])).toEqual([]);
+    },
+  );
+});

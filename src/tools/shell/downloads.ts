@@ -143,20 +143,35 @@ function placed(target: string): { readonly files: string[]; readonly unplaced: 
   return { files, unplaced: true };
 }
 
+/** What a line's reading knows of its downloads and the record's, by name (lineDownloads). */
+interface Downloaded {
+  /** The line downloads a file of that name. */
+  readonly fromLine: (file: string) => boolean;
+  /** The line downloads, or the record holds, a file of that name. */
+  readonly isDownload: (file: string) => boolean;
+  /** The line downloads, or the record holds, a folder of that name. */
+  readonly isFolderDownload: (folder: string) => boolean;
+}
+
 /**
  * Where a step writes on a download: its redirections when it downloads or is fed one (by its
  * pipeline or a line whose output is untraced, `fedByLine`; or it reads a file the line downloads,
- * `fromLine`: `cat a > x`), then tee's files and dd's of= when fed, and a copier's last argument
- * when it copies such a file (`cp a x`): a later command in the record's sight names the
- * download, this line may not.
+ * `fromLine`: `cat a > x`; or cat / dd copy one downloaded before, `isDownload`), then tee's files
+ * and dd's of= when fed, and a copier's last argument when it copies a file the line or the record
+ * holds (`cp a x`): a later command in the record's sight names the download, this line may not.
  */
-function writtenOn(step: Step, fedByLine: boolean, fromLine: (file: string) => boolean): string[] {
+function writtenOn(
+  step: Step,
+  fedByLine: boolean,
+  { fromLine, isDownload, isFolderDownload }: Downloaded,
+): string[] {
   const { program, marked } = step;
   const sources =
     program === "dd"
       ? marked.filter((arg) => arg.startsWith("if=")).map((arg) => arg.slice("if=".length))
       : marked.filter((arg) => !arg.startsWith("-"));
-  const fed = fedByLine || sources.some(fromLine);
+  const copiesDownload = (program === "cat" || program === "dd") && sources.some(isDownload);
+  const fed = fedByLine || sources.some(fromLine) || copiesDownload;
   let written =
     step.downloads || fed ? step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target) : [];
   if (fed && program === "tee") written = written.concat(sources);
@@ -164,8 +179,10 @@ function writtenOn(step: Step, fedByLine: boolean, fromLine: (file: string) => b
     written = written.concat(
       marked.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice("of=".length)),
     );
-  if (COPIERS.has(program) && sources.slice(0, -1).some(fromLine))
-    written = written.concat(sources.slice(-1));
+  const copied = COPIERS.has(program) ? sources.slice(0, -1).filter(isDownload) : [];
+  // A copy of a downloaded folder is one (`cp -r repo copy`: later `copy/install.sh` is under it).
+  if (copied.length > 0)
+    written = written.concat(sources.slice(-1).map((to) => (copied.some(isFolderDownload) ? `${to}/` : to)));
   return written;
 }
 
@@ -189,10 +206,14 @@ export function lineDownloads(
 ): LineDownloads {
   const targets: string[] = [];
   let unplaced = false;
-  // The targets' names, and the recorded files' (read when an extraction first asks): an archive
-  // is a download when it has one of them, looked up, not searched for each extraction.
+  // The targets' names, and the recorded files' (read when an extraction or a copy first asks): an
+  // archive or a copy's source is a download when it has one of them, looked up, not searched for
+  // each.
   const names = new Set<string>();
   let recorded: ReadonlySet<string> | undefined;
+  // Those of them that are folders (a clone, an extraction): a copy of one is a folder too.
+  const folderNames = new Set<string>();
+  let recordedFolders: ReadonlySet<string> | undefined;
   // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
   const add = (found: readonly string[]) => {
     for (const target of found) {
@@ -204,6 +225,7 @@ export function lineDownloads(
       for (const file of counted.files) {
         targets.push(file);
         names.add(path.posix.basename(file));
+        if (file.endsWith("/")) folderNames.add(path.posix.basename(file));
       }
     }
   };
@@ -211,6 +233,15 @@ export function lineDownloads(
   const isDownload = (archive: string) => {
     recorded ??= new Set(Array.from(downloaded, (file) => path.posix.basename(file)));
     return fromLine(archive) || recorded.has(path.posix.basename(archive));
+  };
+  const isFolderDownload = (folder: string) => {
+    recordedFolders ??= new Set(
+      Array.from(downloaded)
+        .filter((file) => file.endsWith("/"))
+        .map((file) => path.posix.basename(file)),
+    );
+    const name = path.posix.basename(folder);
+    return folderNames.has(name) || recordedFolders.has(name);
   };
   // A script a command runs in turn (`bash -c 'curl -o x.sh …'`, `eval …`) downloads as the line
   // does (read to the depth parsed-script.ts reads it).
@@ -223,7 +254,7 @@ export function lineDownloads(
       add(downloaderTargets(step.program, step.marked, step.assigned, configures));
       // Its targets cannot be read: a target bash expands (HIDDEN), so the command asks.
       if (step.unknownDownloader) add([HIDDEN]);
-      add(writtenOn(step, pipelineHasDownloader, fromLine));
+      add(writtenOn(step, pipelineHasDownloader, { fromLine, isDownload, isFolderDownload }));
       // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(
         folderDownloads(step.program, step.marked, (archive) =>
