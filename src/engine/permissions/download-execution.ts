@@ -16,7 +16,9 @@
  * - it pipes a curl / wget download (or a script run in turn that downloads, `bash -c 'curl …'`)
  *   into an interpreter (or into a program named by an expansion, `| $SHELL`), or runs a download
  *   in a substitution next to one (`bash <(curl …)`, `sh -c "$(curl …)"`);
- * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`);
+ * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`),
+ *   or a folder (a clone, an extraction) and runs anything that may run what it holds (`git clone
+ *   … r && cd r && make`: runsFromFolder);
  * - it downloads to a path a shell expansion names (`curl -o $F …`, `wget -P "$D" …`,
  *   `curl … | tee {a,b}`, `curl … > ~/x`): the record cannot say which file it writes or where
  *   (tools/shell/downloads.ts), so a later command could run it unmatched;
@@ -34,10 +36,15 @@
 import { posix } from "node:path";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { lineDownloads, runsDownloader } from "../../tools/shell/downloads.js";
-import { type ParsedCommand, type ParsedScript, parseScript } from "../../tools/shell/parsed-script.js";
+import {
+  type ParsedCommand,
+  type ParsedScript,
+  parseScript,
+  programNamedByExpansion,
+} from "../../tools/shell/parsed-script.js";
 import { programOf } from "../../tools/shell/shell-program.js";
 import { lexedCommandWords } from "./hard-deny-commands.js";
-import { INTERPRETERS, unspelledUses } from "./unspelled-files.js";
+import { INTERPRETERS, runsUngivenFiles, unspelledUses } from "./unspelled-files.js";
 
 /**
  * The entry a record of downloaded files holds once it is full (sessions/downloaded-files.ts): not a
@@ -125,6 +132,22 @@ function runsAny(words: readonly string[], files: NamedFiles): boolean {
   return INTERPRETERS.has(program) && namesAny(args, files);
 }
 
+/**
+ * Whether a simple command may run what a folder its line downloaded holds (`git clone … r && cd r
+ * && make`, `tar xz && make -C a`, `cd a && python3 setup.py install`): an interpreter, a program
+ * run by its path or named by an expansion, or a runner reading files it is not given. Which folder
+ * it runs in is not followed (`cd`, `-C`, `--prefix`): any of them does, on such a line.
+ */
+function runsFromFolder(parsed: ParsedCommand): boolean {
+  const { program, invoked, args } = parsed;
+  return (
+    INTERPRETERS.has(program) ||
+    invoked.includes("/") ||
+    runsUngivenFiles(program, args) ||
+    programNamedByExpansion(parsed)
+  );
+}
+
 /** What the pipe rule needs of one simple command of the line `text`, read once. */
 function stageOf(parsed: ParsedCommand, text: string) {
   const { command, program, invoked, inner } = parsed;
@@ -179,7 +202,9 @@ export function downloadExecution(command: string, downloaded: ReadonlySet<strin
   const named = namedFiles(fetched);
   if (
     fetched.size > 0 &&
-    (commands.some((words) => runsAny(words, named)) || unspelledUses(parsed, fetched, true).length > 0)
+    (commands.some((words) => runsAny(words, named)) ||
+      unspelledUses(parsed, fetched, true).length > 0 ||
+      (targets.some((target) => target.endsWith("/")) && parsed.commands.some(runsFromFolder)))
   )
     return "this command downloads a file and runs it";
   if (fetched.size > MAX_DOWNLOADS_UNASKED)

@@ -195,6 +195,14 @@ function runnerInputs(program: string, args: readonly string[]): readonly string
   return [...inputsOf(module, args.slice(flag + 2)), `${last}.py`, "__main__.py", "__init__.py"];
 }
 
+/**
+ * Whether a simple command runs files it is not given: a runner reading its inputs (`make`, `npm
+ * test`, `pip install .`, `python -m x`; RUNNER_INPUTS) from the folder it runs in.
+ */
+export function runsUngivenFiles(program: string, args: readonly string[]): boolean {
+  return runnerInputs(program, args).length > 0;
+}
+
 function addGlob(into: Unspelled, text: string): void {
   const glob = globSegment(text);
   into.globs.push(glob);
