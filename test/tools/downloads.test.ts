@@ -550,17 +550,17 @@ describe("what a command adds to a folder it downloads into", () => {
     expect(downloadExecution("bash tool/install.sh", facts.downloadedFiles)).toBeDefined();
   });
 
-  it("records none one by one when more than 50 entries changed (the folder stays recorded)", async () => {
+  it("records none one by one when more than 1,000 entries changed (the folder stays recorded)", async () => {
     const { ws, record } = await setUp("wget -i urls.txt");
-    for (let i = 0; i < 51; i++) await writeFile(path.join(ws, `f${i}.sh`), "x\n");
+    for (let i = 0; i < 1_001; i++) await writeFile(path.join(ws, `f${i}.sh`), "x\n");
     expect(await record()).toEqual([`${ws}/`]);
     const { ws: ws2, record: record2 } = await setUp("wget -i urls.txt");
-    for (let i = 0; i < 50; i++) await writeFile(path.join(ws2, `f${i}.sh`), "x\n");
-    expect(await record2()).toHaveLength(51);
+    for (let i = 0; i < 1_000; i++) await writeFile(path.join(ws2, `f${i}.sh`), "x\n");
+    expect(await record2()).toHaveLength(1_001);
   });
 
-  it("does not list a folder of more than 2,000 entries", async () => {
-    const names = Array.from({ length: 2_001 }, (_, i) => `old${i}`);
+  it("does not list a folder of more than 10,000 entries", async () => {
+    const names = Array.from({ length: 10_001 }, (_, i) => `old${i}`);
     const { ws, record } = await setUp("curl -OJ https://x.test/dl", names);
     await writeFile(path.join(ws, "evil.sh"), "echo evil\n");
     expect(await record()).toEqual([path.join(ws, "dl"), `${ws}/`]);

@@ -6,20 +6,25 @@
  * are listed (one level, names with their inode, size and change time) before the command runs,
  * and afterwards each entry that is new or changed is recorded too, by its real path: a later
  * command naming it, relatively or not, matches it by name (a folder entry by a path through it).
- * Bounded, so a download never costs more than a glance: a folder holding more than
- * MAX_LISTED_ENTRIES is not listed, and when more than MAX_ADDED_ENTRIES entries of one folder
- * changed, none of them is recorded one by one (the folder stays recorded, as before) — a command
- * cannot fill the workspace's capped record of downloads with one archive.
+ * Bounded: a folder holding more than MAX_LISTED_ENTRIES is not listed (a glance, not a scan), and
+ * when more than MAX_ADDED_ENTRIES entries of one folder changed, none of them is recorded one by
+ * one (the folder stays recorded, as before), so one command never takes more than a tenth of the
+ * workspace's capped record of downloads. The caps are far past an honest download's (an archive
+ * with a few top-level entries, a list of URLs) so that hiding a download among decoys takes
+ * thousands of files.
  */
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 
 /** Folders holding more entries than this are not listed (their downloads are the folder only). */
-const MAX_LISTED_ENTRIES = 2_000;
+const MAX_LISTED_ENTRIES = 10_000;
 
-/** The most changed entries of one folder recorded one by one. */
-const MAX_ADDED_ENTRIES = 50;
+/**
+ * The most changed entries of one folder recorded one by one: as many as one command records
+ * unasked (download-execution.ts's MAX_DOWNLOADS_UNASKED), a tenth of the record's cap.
+ */
+const MAX_ADDED_ENTRIES = 1_000;
 
 /** One folder's entries before a command ran: name → a signature of what it was. */
 export interface FolderListing {
