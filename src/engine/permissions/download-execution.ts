@@ -148,21 +148,21 @@ function runsFromFolder(parsed: ParsedCommand): boolean {
   );
 }
 
-/** What the pipe rule needs of one simple command of the line `text`, read once. */
-function stageOf(parsed: ParsedCommand, text: string) {
+/** What the pipe rule needs of one simple command, read once. */
+function stageOf(parsed: ParsedCommand) {
   const { command, program, invoked, inner } = parsed;
   return {
     inner,
     // A script run in turn that downloads (`bash -c 'curl …' | sh`) feeds its output on too.
-    downloads: runsDownloader(parsed, text),
+    downloads: runsDownloader(parsed),
     // A program named by an expansion (`$SHELL`, `"$RUN"`) could be any interpreter.
     interprets: INTERPRETERS.has(program) || command.words.some((w) => w.text === invoked && !w.literal),
   };
 }
 
 /** Whether a line pipes a download into an interpreter (reading `sh -c` scripts in turn). */
-function pipesDownloadIntoInterpreter({ text, line, commands }: ParsedScript): boolean {
-  const stages = commands.map((parsed) => stageOf(parsed, text));
+function pipesDownloadIntoInterpreter({ line, commands }: ParsedScript): boolean {
+  const stages = commands.map(stageOf);
   if (!line.plain)
     // Substitutions and subshells: a download anywhere beside an interpreter anywhere.
     return stages.some((s) => s.downloads) && stages.some((s) => s.interprets);

@@ -36,25 +36,19 @@ import {
 import { HIDDEN, MARKED, markedText, serverNamedFolder } from "./download-marks.js";
 import { configuresDownloaders, DOWNLOADERS, downloaderTargets } from "./downloader-targets.js";
 
-/** A line naming a URL or a downloader, where a program bash names by an expansion may be one. */
-const MENTIONS_DOWNLOAD = /:\/\/|\b(curl|wget2?|aria2c|xhs?|https?)\b/;
-
 /**
- * Whether a simple command of the line `text` downloads: it runs a downloader, or a script it runs
- * in turn does (`bash -c 'curl …'`, `eval curl …`, to the depth parsed-script.ts reads), so its
- * output is a download's; or bash names its program by an expansion (`C=curl; $C -o x.sh URL`,
- * `$(echo curl) …`) on a line naming a URL or a downloader.
+ * Whether a simple command downloads: it runs a downloader, or a script it runs in turn does (`bash
+ * -c 'curl …'`, `eval curl …`, to the depth parsed-script.ts reads), so its output is a download's;
+ * or bash names its program by an expansion (`C=curl; $C -o x.sh URL`, `$(echo curl) …`): it may
+ * be any downloader. Whatever the line's text says: the name can be built (`C=cu; ${C}rl`, `C+=…`)
+ * and the URL need not be on the line (`evil.test/x.sh`, read from a file); the environment is
+ * clean, so such a variable is set on the line itself.
  */
-export function runsDownloader(parsed: ParsedCommand, text: string): boolean {
+export function runsDownloader(parsed: ParsedCommand): boolean {
   const { program, inner } = parsed;
   if (DOWNLOADERS.has(program)) return true;
-  if (inner?.commands.some((command) => runsDownloader(command, inner.text))) return true;
-  return mayBeDownloader(parsed, text);
-}
-
-/** Whether bash names the command's program by an expansion on a line that may download: any downloader. */
-function mayBeDownloader(parsed: ParsedCommand, text: string): boolean {
-  return programNamedByExpansion(parsed) && MENTIONS_DOWNLOAD.test(text);
+  if (inner?.commands.some((command) => runsDownloader(command))) return true;
+  return programNamedByExpansion(parsed);
 }
 
 /** One simple command of a line, as the download heuristics read it. */
@@ -72,7 +66,7 @@ interface Step {
   readonly inner: ParsedScript | undefined;
   /** It downloads: a downloader, or a script it runs in turn holds one (`bash -c 'curl …' > x`). */
   readonly downloads: boolean;
-  /** Bash names its program by an expansion on a line that may download (runsDownloader): any downloader. */
+  /** Bash names its program by an expansion (runsDownloader): any downloader. */
   readonly unknownDownloader: boolean;
   /** It sends on the output of commands before it (SENDS_OUTPUT_ON, before its program's arguments). */
   readonly sendsOn: boolean;
@@ -96,9 +90,9 @@ function stepsOf({ text, line, commands }: ParsedScript): Step[] {
     return {
       program,
       inner,
-      downloads: runsDownloader(parsed, text),
+      downloads: runsDownloader(parsed),
       // A downloader bash names by an expansion: which, and so what it writes, is not on the line.
-      unknownDownloader: mayBeDownloader(parsed, text),
+      unknownDownloader: programNamedByExpansion(parsed),
       sendsOn: texts.slice(0, texts.length - args.length).some((text) => SENDS_OUTPUT_ON.has(text)),
       marked: simple.words.slice(texts.length - args.length).map((word) => markedText(word, hidden)),
       assigned: texts.slice(0, texts.length - args.length - 1).filter((word) => /^[A-Za-z_]\w*=/.test(word)),
