@@ -139,8 +139,22 @@ describe("detectDownloads", () => {
     ["bash -c 'export HOME=$PWD; wget https://x.test/a.sh'", ["./"]],
     ["mkdir -p ~/.config/httpie && cp c.json ~/.config/httpie/config.json; http https://x.test/a", ["./"]],
     ["curl -s https://x.test/a | jq . > JAVA_HOME=x", ["JAVA_HOME=x"]],
+    // Its name built by an expansion, its folder reached by cd, the variable set without `=`, xh's
+    // folder and file apart: all passed unrecorded.
+    ["F=rc; echo 'output = evil.sh' > ~/.curl$F; curl x.test/a", ["./"]],
+    ["F=lrc; cd; echo 'output = evil.sh' > .cur$F; cd -; curl x.test/a", ["./"]],
+    ['printf -v CURL_HOME %s "$PWD"; export CURL_HOME; curl x.test/a', ["./"]],
+    ['D=$X/.config/xh; printf \'{}\' > "$D/con""fig.json"; xh x.test/a', ["./"]],
+    ["curl -s https://x.test/a | jq . > cd-notes.md", ["cd-notes.md"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
+  });
+
+  // One pattern, `xh.*config`, took 6.7 s on a line of 40,000 `xh` (quadratic), holding the event loop.
+  it("reads a line of many xh in linear time", () => {
+    const started = performance.now();
+    expect(detectDownloads(`curl -s x.test/a ${"xh ".repeat(40_000)}`)).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it("lists every target of a tee with 200,000 of them (none spread into one call)", () => {

@@ -407,16 +407,30 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set([
 
 /**
  * A line that may set up a downloader's configuration before running it: it names one of their
- * configuration files (`echo 'output = evil.sh' > ~/.curlrc; curl …`) or sets a variable that
- * moves them (`export CURL_HOME=.; curl …`), so the options the downloader reads are not all on the
- * line.
+ * configuration files (`echo 'output = evil.sh' > ~/.curlrc; curl …`, `~/.config/xh/config.json`),
+ * or the home folder they are read from (a `~` bash expands, `/home/…`), where a file's name may
+ * be one bash expands (`> ~/.curl$F`; `cd; … > .cur$F`: HOME_BY_CD, on the line's text only), or a variable
+ * that moves them (`export CURL_HOME=.`, `read HOME`, `printf -v CURL_HOME`), so the options the
+ * downloader reads are not all on the line. xh's folder and file are looked for apart (`D=
+ * ~/.config/xh; … > $D/con""fig.json`); as one pattern, `xh.*config` took time quadratic in a line
+ * of many `xh`.
  */
-const CONFIGURES_DOWNLOADERS =
-  /curlrc|wgetrc|wget2rc|aria2\.conf|httpie|\bxh\b.*config|XH_CONFIG_DIR|\b(CURL_HOME|WGETRC|WGET2RC|XDG_CONFIG_HOME|HOME)=/i;
+const CONFIGURES_DOWNLOADERS = /curlrc|wgetrc|wget2rc|aria2\.conf|httpie|(^|[\s=:;&|(<>])~|\/home\b/i;
+const MOVES_CONFIGURATION = /\b(CURL_HOME|WGETRC|WGET2RC|XDG_CONFIG_HOME|XH_CONFIG_DIR|HOME)\b/;
+const HOME_BY_CD = /\bcd\s*($|[;&|)])/m;
 
-/** Whether `line` (a command line's text) may set up a downloader's configuration (CONFIGURES_DOWNLOADERS). */
-export function configuresDownloaders(line: string): boolean {
-  return CONFIGURES_DOWNLOADERS.test(line);
+/**
+ * Whether a command line may set up a downloader's configuration (CONFIGURES_DOWNLOADERS): `text`
+ * as written, `words` its words and redirection targets as bash reads them (`~/.cur''lrc`).
+ */
+export function configuresDownloaders(text: string, words: readonly string[] = []): boolean {
+  const read = [text, ...words].join("\n");
+  return (
+    CONFIGURES_DOWNLOADERS.test(read) ||
+    MOVES_CONFIGURATION.test(read) ||
+    HOME_BY_CD.test(text) ||
+    (/\bxh\b/i.test(read) && /config/i.test(read))
+  );
 }
 
 /**

@@ -268,18 +268,19 @@ export function lineDownloads(
 /**
  * Whether a line may set up a downloader's configuration (configuresDownloaders): in its text, or
  * in its words and redirection targets as bash reads them (`~/.cur''lrc`), those of a script it runs
- * in turn included.
+ * in turn included, read together (`D=~/.config/xh; … > $D/con""fig.json`).
  */
 function mayConfigureDownloaders(script: ParsedScript): boolean {
-  if (configuresDownloaders(script.text)) return true;
-  return (
-    script.line.commands.some((command) =>
-      [...command.words, ...command.redirects.map((redirect) => redirect.target)].some((word) =>
-        configuresDownloaders(word.text),
-      ),
-    ) ||
-    script.commands.some((command) => command.inner !== undefined && mayConfigureDownloaders(command.inner))
-  );
+  const words: string[] = [];
+  const gather = ({ line, commands }: ParsedScript) => {
+    for (const command of line.commands) {
+      for (const word of command.words) words.push(word.text);
+      for (const redirect of command.redirects) words.push(redirect.target.text);
+    }
+    for (const command of commands) if (command.inner !== undefined) gather(command.inner);
+  };
+  gather(script);
+  return configuresDownloaders(script.text, words);
 }
 
 /**
