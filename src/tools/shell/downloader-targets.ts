@@ -2,10 +2,10 @@
  * What curl and wget write, read from their words (marked where bash expands them:
  * download-marks.ts): -o / -O / --output-dir, -J and URL globs (the folder, as the server or the
  * glob names the file), -K and a caller's configuration (the folder), and the other files curl fills
- * with what the server sent (-D headers, -c cookies, --trace …); wget's -O / -P / -i / -e /
- * --content-disposition, recursive fetches and its log (-o / -a), wget2 as wget; aria2c's folder and
- * log; HTTPie's and xh's --download and --output. Long options abbreviated as getopt allows are read as
- * the option they abbreviate. One module for the two programs' option grammars, apart from the
+ * with what the server sent (-D headers, -c cookies, --trace …, -w's %output{file}); wget's -O /
+ * -P / -i / -e / --content-disposition, recursive fetches, its log (-o / -a) and WARC files, wget2
+ * as wget; aria2c's folder and log; HTTPie's and xh's --download and --output. Long options
+ * abbreviated as getopt allows are read as the option they abbreviate. One module for the two programs' option grammars, apart from the
  * line-level reading in downloads.ts.
  */
 import path from "node:path";
@@ -129,6 +129,8 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
   // Options read from a file (-K, --config; or a .curlrc in CURL_HOME, HOME…) can name the output.
   let config = configured;
   const expanded: string[] = [];
+  // -w / --write-out formats: `%output{file}` writes what follows (`%header{…}`: the server's) to a file.
+  const writeOuts: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = fullOption(args[i] as string, CURL_LONG);
     if (arg === "--output" || arg === "--output-dir" || arg === "--config") {
@@ -147,7 +149,10 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
       i += 1;
     } else if (arg.includes("=") && CURL_WRITING_LONG.has(arg.slice(0, arg.indexOf("="))))
       written.push(arg.slice(arg.indexOf("=") + 1));
-    else if (CURL_VALUED_LONG.has(arg)) i += 1;
+    else if (arg === "--write-out" || arg.startsWith("--write-out=")) {
+      writeOuts.push(arg === "--write-out" ? (args[i + 1] ?? "") : arg.slice("--write-out=".length));
+      if (arg === "--write-out") i += 1;
+    } else if (CURL_VALUED_LONG.has(arg)) i += 1;
     else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
       for (let c = 1; c < arg.length; c += 1) {
         if (arg[c] === "O") remoteName = true;
@@ -155,6 +160,7 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
         if (CURL_VALUED.has(arg[c] as string)) {
           const rest = arg.slice(c + 1);
           if (CURL_WRITING_SHORT.has(arg[c] as string)) written.push(rest || (args[i + 1] ?? ""));
+          if (arg[c] === "w") writeOuts.push(rest || (args[i + 1] ?? ""));
           if (!rest) i += 1;
           break;
         }
@@ -171,6 +177,11 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
       const url = urlRead(arg);
       if (urlBasename(url)) urls.push(url);
     }
+  }
+  for (const format of writeOuts) {
+    // A format read from a file (`-w @fmt`, `@-`) may name any: the folder counts.
+    if (format.startsWith("@")) config = true;
+    for (const [, file = ""] of format.matchAll(/%output\{(?:>>)?([^}]*)\}/g)) written.push(file);
   }
   const named = remoteName ? urls.map((url) => nameFromUrl(urlBasename(url) as string)) : [];
   const files = [...outputs, ...named]
@@ -206,6 +217,7 @@ const WGET_LONG = [
   "force-directories",
   "no-host-directories",
   "no-directories",
+  "warc-file",
 ];
 
 /**
@@ -226,9 +238,18 @@ const WGETRC_NAMELESS = new Set([
   "progress",
 ]);
 
+/**
+ * The folder of a WARC archive wget writes besides its downloads (--warc-file NAME: NAME.warc.gz,
+ * NAME.warc with --no-warc-compression, NAME-00001.warc.gz when split, NAME.cdx), which holds
+ * what the servers sent as they sent it: its files are named after NAME, not as NAME.
+ */
+function warcFolder(name: string): string {
+  return serverNamedFolder(name.includes("/") ? name.slice(0, name.lastIndexOf("/")) : "");
+}
+
 function wgetTargets(args: readonly string[], configured: boolean): string[] {
   let document: string | undefined;
-  // The log (-o, -a): with -S or -d it holds the server's header lines.
+  // The log (-o, -a): with -S or -d it holds the server's header lines; and a WARC's folder.
   const logs: string[] = [];
   let prefix = "";
   const urls: string[] = [];
@@ -264,7 +285,11 @@ function wgetTargets(args: readonly string[], configured: boolean): string[] {
     } else if (arg === "--output-file" || arg === "--append-output") {
       logs.push(args[i + 1] ?? "");
       i += 1;
-    } else if (/^--(output-file|append-output)=/.test(arg)) logs.push(arg.slice(arg.indexOf("=") + 1));
+    } else if (arg === "--warc-file") {
+      logs.push(warcFolder(args[i + 1] ?? ""));
+      i += 1;
+    } else if (arg.startsWith("--warc-file=")) logs.push(warcFolder(arg.slice("--warc-file=".length)));
+    else if (/^--(output-file|append-output)=/.test(arg)) logs.push(arg.slice(arg.indexOf("=") + 1));
     else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
     else if (arg.startsWith("--directory-prefix=")) prefix = arg.slice("--directory-prefix=".length);
     else if (arg.startsWith("--execute=")) execute(arg.slice("--execute=".length));
