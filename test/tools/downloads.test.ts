@@ -657,6 +657,11 @@ describe("a later copy of a recorded download", () => {
     ["cat evil.sh > ok.sh", "bash ok.sh"],
     ["dd if=evil.sh of=ok.sh", "bash ok.sh"],
     ["cp -r repo/ copy", "bash copy/install.sh"],
+    // Read through an input redirection, or passed along a pipeline: recorded none.
+    ["cat < evil.sh > ok.sh", "bash ok.sh"],
+    ["< evil.sh cat > ok.sh", "bash ok.sh"],
+    ["cat evil.sh | tee ok.sh > /dev/null", "bash ok.sh"],
+    ["dd if=evil.sh | dd of=ok.sh", "bash ok.sh"],
   ])("records %s, so %s asks", async (copy, run) => {
     const ws = await mkdtemp(path.join(tmpdir(), "later-copies-"));
     const facts = { downloadedFiles: new Set([path.join(ws, "evil.sh"), path.join(ws, "repo/")]) };
@@ -665,10 +670,13 @@ describe("a later copy of a recorded download", () => {
     expect(downloadExecution(run, facts.downloadedFiles)).toBeDefined();
   });
 
-  it.each(["cp notes.md backup.md", "cat notes.md > all.md", "jq . data.json > out.json"])(
-    "records nothing for %s, which copies no download",
-    (command) => {
-      expect(detectDownloads(command, ["/w/evil.sh", "/w/repo/"])).toEqual([]);
-    },
-  );
+  it.each([
+    "cp notes.md backup.md",
+    "cat notes.md > all.md",
+    "jq . data.json > out.json",
+    "cat < notes.md | tee all.md",
+    "wc -l <<< evil.sh > n.txt",
+  ])("records nothing for %s, which copies no download", (command) => {
+    expect(detectDownloads(command, ["/w/evil.sh", "/w/repo/"])).toEqual([]);
+  });
 });

@@ -147,36 +147,49 @@ interface Downloaded {
   readonly isFolderDownload: (folder: string) => boolean;
 }
 
-/**
- * Where a step writes on a download: its redirections when it downloads or is fed one (by its
- * pipeline or a line whose output is untraced, `fedByLine`; or it reads a file the line downloads,
- * `fromLine`: `cat a > x`; or cat / dd copy one downloaded before, `isDownload`), then tee's files
- * and dd's of= when fed, and a copier's last argument when it copies a file the line or the record
- * holds (`cp a x`): a later command in the record's sight names the download, this line may not.
- */
-function writtenOn(
-  step: Step,
-  fedByLine: boolean,
-  { fromLine, isDownload, isFolderDownload }: Downloaded,
-): string[] {
-  const { program, marked } = step;
-  const sources =
+/** The files a step reads: its arguments (dd's if=) and its input redirections (`cat < a`). */
+function sourcesOf({ program, marked, redirects }: Step): string[] {
+  const args =
     program === "dd"
       ? marked.filter((arg) => arg.startsWith("if=")).map((arg) => arg.slice("if=".length))
       : marked.filter((arg) => !arg.startsWith("-"));
-  const copiesDownload = (program === "cat" || program === "dd") && sources.some(isDownload);
-  const fed = fedByLine || sources.some(fromLine) || copiesDownload;
+  return args.concat(redirects.filter((r) => /^\d*<>?$/.test(r.op)).map((r) => r.target));
+}
+
+/**
+ * Whether a step passes a download on to its output: it reads a file the line downloads (`cat a >
+ * x`), or cat / dd copy one downloaded before (`cat < a | tee x`).
+ */
+function passesOnDownload(step: Step, { fromLine, isDownload }: Downloaded): boolean {
+  const sources = sourcesOf(step);
+  return (
+    sources.some(fromLine) || ((step.program === "cat" || step.program === "dd") && sources.some(isDownload))
+  );
+}
+
+/**
+ * Where a step writes on a download: its redirections when it downloads or is fed one (by its
+ * pipeline or a line whose output is untraced, `fedByLine`; or it passes one on itself:
+ * passesOnDownload), then tee's files and dd's of= when fed, and a copier's last argument when it
+ * copies a file the line or the record holds (`cp a x`): a later command in the record's sight
+ * names the download, this line may not.
+ */
+function writtenOn(step: Step, fedByLine: boolean, downloaded: Downloaded): string[] {
+  const { program, marked } = step;
+  const { isDownload, isFolderDownload } = downloaded;
+  const fed = fedByLine || passesOnDownload(step, downloaded);
   let written =
     step.downloads || fed ? step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target) : [];
-  if (fed && program === "tee") written = written.concat(sources);
+  const args = marked.filter((arg) => !arg.startsWith("-"));
+  if (fed && program === "tee") written = written.concat(args);
   if (fed && program === "dd")
     written = written.concat(
       marked.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice("of=".length)),
     );
-  const copied = COPIERS.has(program) ? sources.slice(0, -1).filter(isDownload) : [];
+  const copied = COPIERS.has(program) ? args.slice(0, -1).filter(isDownload) : [];
   // A copy of a downloaded folder is one (`cp -r repo copy`: later `copy/install.sh` is under it).
   if (copied.length > 0)
-    written = written.concat(sources.slice(-1).map((to) => (copied.some(isFolderDownload) ? `${to}/` : to)));
+    written = written.concat(args.slice(-1).map((to) => (copied.some(isFolderDownload) ? `${to}/` : to)));
   return written;
 }
 
@@ -237,6 +250,7 @@ export function lineDownloads(
     const name = path.posix.basename(folder);
     return folderNames.has(name) || recordedFolders.has(name);
   };
+  const reading: Downloaded = { fromLine, isDownload, isFolderDownload };
   // A script a command runs in turn (`bash -c 'curl -o x.sh …'`, `eval …`) downloads as the line
   // does (read to the depth parsed-script.ts reads it).
   const read = (script: ParsedScript) => {
@@ -248,14 +262,15 @@ export function lineDownloads(
       add(downloaderTargets(step.program, step.marked, step.assigned, configures));
       // Its targets cannot be read: a target bash expands (HIDDEN), so the command asks.
       if (step.unknownDownloader) add([HIDDEN]);
-      add(writtenOn(step, pipelineHasDownloader, { fromLine, isDownload, isFolderDownload }));
+      add(writtenOn(step, pipelineHasDownloader, reading));
       // Marked, so a clone or an extraction into a folder bash expands (`-C $D`) is counted as one.
       add(
         folderDownloads(step.program, step.marked, (archive) =>
           archive === "-" ? pipelineHasDownloader : isDownload(archive),
         ),
       );
-      pipelineHasDownloader ||= step.downloads;
+      // What it passes on feeds the rest of its pipeline (`cat a | tee x`, `dd if=a | dd of=x`).
+      pipelineHasDownloader ||= step.downloads || passesOnDownload(step, reading);
       if (step.inner !== undefined) read(step.inner);
     }
   };
