@@ -590,6 +590,19 @@ describe("what a command adds to a folder it downloads into", () => {
     expect(downloadExecution("cat notes.md", facts.downloadedFiles)).toBeUndefined();
   });
 
+  it("does not read into .git, which git rewrites as it works", async () => {
+    const command = "curl -OJ https://x.test/dl && git add -A && git commit -qm dl";
+    const ws = await realpath(await mkdtemp(path.join(tmpdir(), "folder-adds-")));
+    await mkdir(path.join(ws, ".git", "refs", "heads"), { recursive: true });
+    await writeFile(path.join(ws, ".git", "refs", "heads", "main"), "1\n");
+    const facts = { downloadedFiles: new Set<string>() };
+    const listed = await listDownloadFolders(command, ws, facts);
+    await writeFile(path.join(ws, ".git", "refs", "heads", "main"), "2\n");
+    await writeFile(path.join(ws, ".git", "index"), "i\n");
+    await recordDownloads(command, ws, facts, listed);
+    expect(downloadExecution("git checkout main", facts.downloadedFiles)).toBeUndefined();
+  });
+
   it("records none one by one when more than 1,000 entries changed (the folder stays recorded)", async () => {
     const { ws, record } = await setUp("wget -i urls.txt");
     for (let i = 0; i < 1_001; i++) await writeFile(path.join(ws, `f${i}.sh`), "x\n");

@@ -8,11 +8,13 @@
  * naming it, relatively or not, matches it by name (a folder entry by a path through it). Listed
  * breadth first through the folders within (not through links), as far as MAX_LISTED_ENTRIES
  * allow: an archive extracted into `.` may write into `src/lib/` that was already there, which
- * changes neither `.`'s entries nor `src`'s. Bounded: a folder holding more than MAX_LISTED_ENTRIES
- * itself is not listed (a glance, not a scan), and when more than MAX_ADDED_ENTRIES of the entries
- * listed under one folder changed, none of them is recorded one by one (the folder stays recorded,
- * as before), so one command never takes more than a tenth of the workspace's capped record of
- * downloads. The caps are far past an honest download's (an archive with a few top-level entries,
+ * changes neither `.`'s entries nor `src`'s. Not into a `.git` folder: git rewrites it as it works
+ * (a `git commit` on the line would record `index`, `HEAD`, `main`, `config`, names a later `git
+ * checkout main` or `git config` spells), and it stays an entry of its parent. Bounded: a folder
+ * holding more than MAX_LISTED_ENTRIES itself is not listed (a glance, not a scan), and when more
+ * than MAX_ADDED_ENTRIES of the entries listed under one folder changed, none of them is recorded
+ * one by one (the folder stays recorded, as before), so one command never takes more than a tenth
+ * of the workspace's capped record of downloads. The caps are far past an honest download's (an archive with a few top-level entries,
  * a list of URLs) so that hiding a download among decoys takes thousands of files.
  */
 import type { Dirent } from "node:fs";
@@ -91,7 +93,7 @@ async function listingOf(folder: string): Promise<FolderListing | undefined> {
     listed.push(next);
     for (const [name, signed] of found) {
       entries.set(name, signed);
-      if (signed.startsWith("d:")) queue.push(name);
+      if (signed.startsWith("d:") && path.basename(name) !== ".git") queue.push(name);
     }
   }
   return { folder, entries, listed };
