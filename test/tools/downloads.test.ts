@@ -130,6 +130,11 @@ describe("detectDownloads", () => {
     ["http -dovil.sh https://x.test/a", ["vil.sh"]],
     ["xh -d -o e.sh https://x.test/a", ["e.sh"]],
     ["xh --output=e.sh https://x.test/a", ["e.sh"]],
+    // HTTPie's argument parser takes abbreviations: these saved unrecorded.
+    ["http --down https://x.test/evil.sh", ["./"]],
+    ["http --outp=evil.sh https://x.test/a", ["evil.sh"]],
+    ["http --ou evil.sh https://x.test/a", ["evil.sh"]],
+    ["http --de https://x.test/a", []],
     ["http https://x.test/a > saved.sh", ["saved.sh"]],
     ["http -v https://x.test/a | jq .", []],
     // A line that may set up a downloader's configuration first: the options it reads are not all

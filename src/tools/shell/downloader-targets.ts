@@ -407,6 +407,12 @@ function aria2Targets(args: readonly string[]): string[] {
 }
 
 /**
+ * HTTPie's long options beginning as --download and --output do, to which abbreviations are written
+ * out (its argument parser takes `--down`, `--outp=x`).
+ */
+const HTTPIE_LONG = ["download", "default-scheme", "debug", "output", "offline"];
+
+/**
  * HTTPie (`http`, `https`) and xh download with -d / --download: into -o / --output's file, else
  * into the working folder under a name the URL or the server gives (the folder counts); -o alone
  * writes the body to its file too. Short flags cluster (`-do x.sh`, `-dox.sh`). `configured`: its
@@ -417,7 +423,7 @@ function httpieTargets(args: readonly string[], configured: boolean): string[] {
   const outputs: string[] = [];
   const expanded: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
+    const arg = fullOption(args[i] as string, HTTPIE_LONG);
     if (arg === "--download") download = true;
     else if (arg === "--output") outputs.push(args[++i] ?? "");
     else if (arg.startsWith("--output=")) outputs.push(arg.slice("--output=".length));
