@@ -695,6 +695,8 @@ describe("a later copy of a recorded download", () => {
     ["cat evil.sh > ok.sh", "bash ok.sh"],
     ["dd if=evil.sh of=ok.sh", "bash ok.sh"],
     ["cp -r repo/ copy", "bash copy/install.sh"],
+    ["rsync -a evil.sh ok.sh", "bash ok.sh"],
+    ["scp evil.sh ok.sh", "bash ok.sh"],
     // Read through an input redirection, or passed along a pipeline: recorded none.
     ["cat < evil.sh > ok.sh", "bash ok.sh"],
     ["< evil.sh cat > ok.sh", "bash ok.sh"],

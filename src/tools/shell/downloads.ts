@@ -73,7 +73,7 @@ interface Step {
 }
 
 /** Programs writing a copy of their files to their last argument (a file, or a folder keeping their names). */
-const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln"]);
+const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsync", "scp"]);
 
 /**
  * Programs that send on the output of commands before them on a plain line: the end of a group or
