@@ -153,6 +153,8 @@ describe("detectDownloads", () => {
     ['printf -v CURL_HOME %s "$PWD"; export CURL_HOME; curl x.test/a', ["./"]],
     ['D=$X/.config/xh; printf \'{}\' > "$D/con""fig.json"; xh x.test/a', ["./"]],
     ["curl -s https://x.test/a | jq . > cd-notes.md", ["cd-notes.md"]],
+    ["curl -s https://x.test/home/a~b > out.json", ["out.json"]],
+    ["echo x > '/home/u/.cur'$F; curl -s x.test/a", ["./"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

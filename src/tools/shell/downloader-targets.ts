@@ -465,7 +465,7 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set([
  * ~/.config/xh; … > $D/con""fig.json`); as one pattern, `xh.*config` took time quadratic in a line
  * of many `xh`.
  */
-const CONFIGURES_DOWNLOADERS = /curlrc|wgetrc|wget2rc|aria2\.conf|httpie|(^|[\s=:;&|(<>])~|\/home\b/i;
+const CONFIGURES_DOWNLOADERS = /curlrc|wgetrc|wget2rc|aria2\.conf|httpie|(^|[\s=:;&|(<>'"])(~|\/home\b)/i;
 const MOVES_CONFIGURATION = /\b(CURL_HOME|WGETRC|WGET2RC|XDG_CONFIG_HOME|XH_CONFIG_DIR|HOME)\b/;
 const HOME_BY_CD = /\bcd\s*($|[;&|)])/m;
 
