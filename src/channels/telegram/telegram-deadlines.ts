@@ -96,9 +96,10 @@ export class BotApiTimeout extends HttpError {
 
 /** Whether a payload carries a file to upload anywhere in it (grammY then sends it as multipart). */
 function carriesFile(value: unknown): boolean {
-  if (value instanceof InputFile) return true;
   if (typeof value !== "object" || value === null) return false;
-  return Object.values(value).some(carriesFile);
+  if (value instanceof InputFile) return true;
+  for (const key in value) if (carriesFile((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 /**
