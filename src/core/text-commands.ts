@@ -40,6 +40,7 @@ const SLASH_COMMAND = /^\/[a-z_]+(@\w+)?$/i;
 /** A slash command addressed to a bot by name, as Telegram writes it: "/new@MyBot" → "MyBot". */
 const ADDRESSED_COMMAND = /^\/\w+@(\w+)/;
 const PENDING_ID = /^[A-Za-z0-9_-]{1,24}$/;
+const FIRST_WORD = /\S+/;
 
 export const COMMAND_HELP = [
   "stop — interrupt the running turn",
@@ -104,8 +105,9 @@ export function parseCommand(rawName: string, args: readonly string[]): ParsedCo
  * is another bot's, and an `@name` after a command word is ignored.
  */
 export function isAnotherBotsCommand(text: string, ownName: string | undefined): boolean {
-  if (ownName === undefined) return false;
-  const addressee = ADDRESSED_COMMAND.exec(text.trimStart())?.[1];
+  const start = text.trimStart();
+  if (ownName === undefined || !start.startsWith("/")) return false;
+  const addressee = ADDRESSED_COMMAND.exec(start)?.[1];
   return addressee !== undefined && addressee.toLowerCase() !== ownName.toLowerCase();
 }
 
@@ -129,14 +131,13 @@ export function alwaysCommand(text: string): boolean {
  */
 export function parseTextCommand(text: string, ownName?: string): ParsedCommand | undefined {
   if (isAnotherBotsCommand(text, ownName)) return undefined;
-  const [first, ...rest] = text
-    .trim()
-    .split(/\s+/)
-    .filter((w) => w.length > 0);
+  // The first word decides: the rest of an ordinary message is never split into words.
+  const first = FIRST_WORD.exec(text)?.[0];
   if (first === undefined) return undefined;
-  const slash = SLASH_COMMAND.test(first);
   const name = normaliseName(first);
   if (!(COMMAND_NAMES as readonly string[]).includes(name)) return undefined;
+  const slash = SLASH_COMMAND.test(first);
+  const rest = text.trim().split(/\s+/).slice(1);
   const parsed = parseCommand(name, rest);
   return parsed.ok || slash ? parsed : undefined;
 }
