@@ -31,6 +31,8 @@ export interface EditPacerOptions {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** What `finish` returns when no send is in flight. */
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** The pacing of one turn's live message (see the module comment); create it when the turn begins. */
 export class EditPacer {
@@ -127,11 +129,11 @@ export class EditPacer {
   }
 
   /** Stop pacing: no further live send starts; resolves once the one in flight (if any) is done. */
-  async finish(): Promise<void> {
+  finish(): Promise<void> {
     this.finished = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.inFlight;
+    return this.inFlight ?? SETTLED;
   }
 
   /** Resolves when the budget allows the next send (the final edit of a live message). */

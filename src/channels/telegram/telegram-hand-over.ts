@@ -22,9 +22,10 @@
  * voice never speaks for them, and the session layer never reads it as a typed command.
  */
 import type { Logger } from "pino";
-import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
+import type { AttachmentIntake, IntakeResult } from "../../attachments/inbound-attachments.js";
 import { type ForwardedTextAttachment, fileNote } from "../../core/attachment.js";
 import type { InboundFile } from "../../core/inbound-message.js";
+import { isoTime } from "../../core/iso-time.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { HandOverLanes, LaneSignal } from "../shared/hand-over-lanes.js";
@@ -117,6 +118,13 @@ function ownTextOf(
 
 /** What a hand-over without a file downloads: nothing, and no note. */
 const NOTHING_DOWNLOADED: Downloaded = Object.freeze({ files: Object.freeze([]), notes: Object.freeze([]) });
+/** What a hand-over without a file reads of its files: nothing. */
+const NOTHING_READ: IntakeResult = Object.freeze({
+  sections: Object.freeze([]),
+  attachments: Object.freeze([]),
+  notes: Object.freeze([]),
+  hints: Object.freeze([]),
+});
 
 /** Download the items' files (at most the per-message count), with notes on those not saved. */
 async function downloadAll(
@@ -161,7 +169,10 @@ export async function handOver(
     .filter((text) => text !== "")
     .join("\n\n");
   const { text, forwarded } = ownTextOf(message, words, files.length > 0);
-  const intake = await deps.attachments.process(files, target, String(message.from!.id));
+  const intake =
+    files.length === 0
+      ? NOTHING_READ
+      : await deps.attachments.process(files, target, String(message.from!.id));
   if (!signal.handingOver()) {
     deps.logger.info({ updateIds: items.map((item) => item.updateId) }, "telegram: hand-over cancelled");
     return;
@@ -186,7 +197,7 @@ export async function handOver(
     text: [text, ...intake.sections].filter(Boolean).join("\n\n"),
     files,
     ...(attachments.length > 0 ? { attachments } : {}),
-    sentAt: new Date(message.date * 1000).toISOString(),
+    sentAt: isoTime(new Date(message.date * 1000)),
     // The session layer reads a command addressed to another bot (`/new@OtherBot`) as not ours.
     botUsername: deps.bot().username,
   });

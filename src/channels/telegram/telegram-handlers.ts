@@ -88,12 +88,14 @@ async function report(message: TelegramMessage, deps: HandlerDeps): Promise<void
 async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
   const message = readMessage(ctx, ctx.message, deps);
   if (!message) return;
-  if (await followMigration(message, deps.migrations)) return;
-  const reporting = report(message, deps);
+  // Only a group's upgrade notice is followed (an await, a loop tick, spared the others).
+  const upgrade = message.migrate_from_chat_id !== undefined || message.migrate_to_chat_id !== undefined;
+  if (upgrade && (await followMigration(message, deps.migrations))) return;
+  const reporting = deps.observe ? report(message, deps) : undefined;
   try {
     await act(ctx, message, deps);
   } finally {
-    await reporting;
+    if (reporting) await reporting;
   }
 }
 

@@ -68,6 +68,8 @@ const OUTCOME_WORDS: Readonly<Partial<Record<ToolLine["status"], string>>> = {
   interrupted: TOOL_OUTCOME_WORDS.interrupted,
   not_started: TOOL_OUTCOME_WORDS.not_started,
 };
+/** What `handle` returns: the event is folded in by then. */
+const HANDLED: Promise<void> = Promise.resolve();
 const MAX_TOOL_LINES = 6;
 const MAX_NOTES = 3;
 /** The most plan steps the live view lists; the others are counted on a line of their own. */
@@ -261,9 +263,11 @@ export class TelegramTurnRenderer implements TurnRenderer {
     this.scheduleTyping(TYPING_INTERVAL_MS);
   }
 
-  async handle(event: AgentEvent): Promise<void> {
+  /** Folds `event` in at once (no promise of its own: an event is handled as it is passed). */
+  handle(event: AgentEvent): Promise<void> {
     this.turn = foldTurn(this.turn, event);
     if (this.turn.outcome.kind === "running") this.live.show(this.view);
+    return HANDLED;
   }
 
   /** The live view's status lines, at most MAX_STATUS_CHARS visible characters. */

@@ -76,9 +76,10 @@ export class ChatSender {
     html: string,
     options: { replyMarkup?: InlineKeyboardMarkup | ForceReply; reply?: boolean } = {},
   ): Promise<number> {
+    // Keys first, spreads after: see "Code on the message path" in docs/architecture.md.
     const other = {
-      ...this.topic,
       link_preview_options: { is_disabled: true },
+      ...this.topic,
       ...(options.reply && this.address.replyTo !== undefined
         ? { reply_parameters: { message_id: this.address.replyTo, allow_sending_without_reply: true } }
         : {}),
@@ -98,17 +99,14 @@ export class ChatSender {
   /** Send chunks in order; only the first replies to the trigger, only the last has `lastMarkup`. */
   async sendAll(
     chunks: readonly string[],
-    options: { reply?: boolean; lastMarkup?: InlineKeyboardMarkup } = {},
+    options: { reply?: boolean; lastMarkup?: InlineKeyboardMarkup | undefined } = {},
   ): Promise<number[]> {
     const ids: number[] = [];
-    for (const [index, chunk] of chunks.entries()) {
+    for (let index = 0; index < chunks.length; index++) {
       const last = index === chunks.length - 1;
-      ids.push(
-        await this.send(chunk, {
-          reply: options.reply === true && index === 0,
-          ...(last && options.lastMarkup ? { replyMarkup: options.lastMarkup } : {}),
-        }),
-      );
+      const reply = options.reply === true && index === 0;
+      const replyMarkup = last ? options.lastMarkup : undefined;
+      ids.push(await this.send(chunks[index] as string, { reply, replyMarkup }));
     }
     return ids;
   }
@@ -120,7 +118,7 @@ export class ChatSender {
       ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
     };
     try {
-      await this.api.editMessageText(this.address.chatId, messageId, html, { ...other, parse_mode: "HTML" });
+      await this.api.editMessageText(this.address.chatId, messageId, html, { parse_mode: "HTML", ...other });
       return "edited";
     } catch (error) {
       if (isNotModified(error)) return "unchanged";
@@ -140,9 +138,9 @@ export class ChatSender {
 
   /** Show or replace a private chat's streaming draft (Bot API 9.5+). */
   async draft(draftId: number, html: string): Promise<void> {
-    const other = { ...this.topic, can_stop: true };
+    const other = { can_stop: true, ...this.topic };
     try {
-      await this.api.sendMessageDraft(this.address.chatId, draftId, html, { ...other, parse_mode: "HTML" });
+      await this.api.sendMessageDraft(this.address.chatId, draftId, html, { parse_mode: "HTML", ...other });
     } catch (error) {
       if (!isParseError(error)) throw error;
       await this.api.sendMessageDraft(this.address.chatId, draftId, htmlToPlainText(html), other);

@@ -142,12 +142,12 @@ export class LiveReply {
     await this.pacer.finish();
     const { sender } = this.options;
     let rest = chunks;
-    const [first, ...others] = chunks;
+    const first = chunks[0];
     if (this.messageId !== undefined && first !== undefined) {
       await this.pacer.nextSlot();
-      const firstMarkup = others.length === 0 ? markup : undefined;
-      if ((await sender.edit(this.messageId, first, firstMarkup)) !== "gone") rest = others;
+      const firstMarkup = chunks.length === 1 ? markup : undefined;
+      if ((await sender.edit(this.messageId, first, firstMarkup)) !== "gone") rest = chunks.slice(1);
     }
-    await sender.sendAll(rest, { reply: rest === chunks, ...(markup ? { lastMarkup: markup } : {}) });
+    await sender.sendAll(rest, { reply: rest === chunks, lastMarkup: markup });
   }
 }

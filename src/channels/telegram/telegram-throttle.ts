@@ -84,9 +84,9 @@ const PRUNE_AT = 2048;
 export class SendScheduler {
   private readonly chat: Bucket;
   private readonly group: Bucket;
-  private readonly global: Bucket;
-  /** The global bucket as courtesy calls see it: only the first third of the burst is theirs. */
-  private readonly spare: Bucket;
+  /** The global bucket's booking, and as courtesy calls see it (the first third of the burst). */
+  private readonly globalKeys: readonly [string, Bucket][];
+  private readonly spareKeys: readonly [string, Bucket][];
   /** Theoretical arrival time per key (ms on the scheduler's clock). */
   private readonly arrival = new Map<string, number>();
   /** When each chat's draft id was last drafted. */
@@ -98,8 +98,9 @@ export class SendScheduler {
   ) {
     this.chat = bucketOf(limits.perChat);
     this.group = bucketOf(limits.perGroup);
-    this.global = bucketOf(limits.global);
-    this.spare = { intervalMs: this.global.intervalMs, toleranceMs: this.global.toleranceMs / 3 };
+    const global = bucketOf(limits.global);
+    this.globalKeys = [["*", global]];
+    this.spareKeys = [["*", { intervalMs: global.intervalMs, toleranceMs: global.toleranceMs / 3 }]];
   }
 
   /** Book one message's slot in its chat (and, for groups, the group) bucket: ms to wait. */
@@ -111,12 +112,12 @@ export class SendScheduler {
 
   /** Book a slot in the global bucket (call once the chat slot is due): ms to wait. */
   reserveGlobal(): number {
-    return this.book([["*", this.global]]);
+    return this.book(this.globalKeys);
   }
 
   /** Book a global slot only if one is free now with two thirds of the burst to spare; false otherwise. */
   reserveSpareGlobal(): boolean {
-    return this.book([["*", this.spare]], true) === 0;
+    return this.book(this.spareKeys, true) === 0;
   }
 
   /** Note a draft in `chatId` with `draftId`: whether it updates one drafted before (a courtesy). */
@@ -185,17 +186,19 @@ function isCourtesy(scheduler: SendScheduler, method: string, payload: unknown):
  * courtesy call (throwing SendSkipped) when no spare slot is free at once.
  */
 export function throttleTransformer(scheduler: SendScheduler = new SendScheduler()): Transformer {
-  return async (prev, method, payload, signal) => {
+  return (prev, method, payload, signal) => {
     if (isCourtesy(scheduler, method, payload)) {
-      if (!scheduler.reserveSpareGlobal()) throw new SendSkipped(method);
+      if (!scheduler.reserveSpareGlobal()) return Promise.reject(new SendSkipped(method));
       return prev(method, payload, signal);
     }
     const cost = sendCostOf(method, payload);
-    // A send whose slots are free goes at once (no wait is awaited: each await is a loop tick).
+    // A send whose slots are free is the next call's own promise: only a wait adds one.
+    const send = () => prev(method, payload, signal);
+    const afterChatSlot = () => {
+      const globalWait = cost === undefined ? 0 : scheduler.reserveGlobal();
+      return globalWait > 0 ? sleep(globalWait, signal).then(send) : send();
+    };
     const chatWait = cost?.kind === "message" ? scheduler.reserveChat(cost.chatId) : 0;
-    if (chatWait > 0) await sleep(chatWait, signal);
-    const globalWait = cost === undefined ? 0 : scheduler.reserveGlobal();
-    if (globalWait > 0) await sleep(globalWait, signal);
-    return prev(method, payload, signal);
+    return chatWait > 0 ? sleep(chatWait, signal).then(afterChatSlot) : afterChatSlot();
   };
 }
