@@ -3,9 +3,10 @@
  * (bubblewrap unless explicitly off), under per-command resource limits, in its own process
  * group, with a clean environment. Live output lines become tool-output events; the result keeps
  * the head and tail of the output with an omission marker and reports the exit code. A timeout or
- * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded
- * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …". In the
- * sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts), and
+ * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (downloads.ts: curl, wget,
+ * aria2c, HTTPie, xh, clones and extractions, and what the command added to the folders they fill)
+ * are recorded in the facts. When the sandbox cannot run here, the tool answers "shell
+ * unavailable: …". In the sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts), and
  * the steering files (`.coworker/`, AGENTS.md) are read-only (steering-mounts.ts) — and so is each
  * folder holding a link on the way to one (the workspace root, when `.coworker` or AGENTS.md is a
  * link) but for its files and folders, which a failed command's result then says; unsandboxed,
