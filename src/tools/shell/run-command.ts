@@ -6,11 +6,11 @@
  * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (downloads.ts: curl, wget,
  * aria2c, HTTPie, xh, clones and extractions, and what the command added to the folders they fill)
  * are recorded in the facts. When the sandbox cannot run here, the tool answers "shell
- * unavailable: …". In the sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts), and
- * the steering files (`.coworker/`, AGENTS.md) are read-only (steering-mounts.ts) — and so is each
- * folder holding a link on the way to one (the workspace root, when `.coworker` or AGENTS.md is a
- * link) but for its files and folders, which a failed command's result then says; unsandboxed,
- * none of it holds.
+ * unavailable: …". In the sandbox, uploads/ shows only the calling conversation's folders
+ * (conversation-uploads.ts), and the steering files (`.coworker/`, AGENTS.md) are read-only
+ * (steering-mounts.ts) — and so is each folder holding a link on the way to one (the workspace
+ * root, when `.coworker` or AGENTS.md is a link) but for its files and folders, which a failed
+ * command's result then says; unsandboxed, none of it holds.
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { spawn } from "node:child_process";
