@@ -29,9 +29,11 @@ export class RecordedDeliveryKeys {
   /** Dedupe keys `before` holds and `after` no longer does that may not be recorded yet. */
   leaving(before: SessionRecord, after: SessionRecord): string[] {
     if (before.queue === after.queue && before.pendingTurn === after.pendingTurn) return [];
+    const held = heldKeys(before);
+    if (held.length === 0) return held;
     const staying = new Set(heldKeys(after));
     const leaving: string[] = [];
-    for (const key of heldKeys(before)) {
+    for (const key of held) {
       if (staying.has(key)) continue;
       if (!this.recorded.delete(key)) leaving.push(key);
     }

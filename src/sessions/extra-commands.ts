@@ -59,6 +59,7 @@ export type ExtraCommandMatch =
   | { readonly ok: false; readonly error: string };
 
 const SLASH_WORD = /^\/([a-z_]+)(@\w+)?$/i;
+const FIRST_WORD = /^\s*(\S+)/;
 
 function fits(command: ExtraCommand, args: readonly string[]): boolean {
   return args.length >= command.minArgs && args.length <= command.maxArgs;
@@ -90,14 +91,13 @@ export function matchExtraTextCommand(
   commands: readonly ExtraCommand[],
   text: string,
 ): ExtraCommandMatch | undefined {
-  const [first, ...args] = text
-    .trim()
-    .split(/\s+/)
-    .filter((word) => word.length > 0);
+  // The first word names the command; the rest of a message (most are no command) is not split.
+  const first = FIRST_WORD.exec(text)?.[1];
   if (first === undefined) return undefined;
   const slash = SLASH_WORD.exec(first);
   const command = commands.find((candidate) => candidate.name === (slash?.[1] ?? first).toLowerCase());
   if (!command || command.slashOnly) return undefined;
+  const args = text.trim().split(/\s+/).slice(1);
   if (fits(command, args)) return { ok: true, command, args };
   return slash ? usageError(command) : undefined;
 }

@@ -11,6 +11,7 @@
  */
 import type { StoreWrite } from "../store/coordination/coordination.js";
 import { getAll, type KeyValueSpace, type Store, setAll } from "../store/store.js";
+import { isoTime } from "../core/iso-time.js";
 
 /** The minimum time a seen id is remembered. */
 export const MIN_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -99,11 +100,12 @@ export class InboundDedupe {
   }
 
   /** Record every key (one commit where the store can); resolves once they are stored. */
-  async record(keys: readonly string[]): Promise<void> {
-    const at = new Date().toISOString();
+  record(keys: readonly string[]): Promise<void> {
     const unique = dedupeKeysOf(keys);
+    if (unique.length === 0) return Promise.resolve();
+    const at = isoTime(new Date());
     const entries = unique.map((key) => ({ key: storageKey(key), value: at, ttlMs: this.ttlMs }));
-    if (entries.length > 0) await this.writingKeys(unique, () => setAll(this.space, entries));
+    return this.writingKeys(unique, () => setAll(this.space, entries));
   }
 
   /**

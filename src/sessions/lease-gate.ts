@@ -168,7 +168,9 @@ export class LeaseGate implements TurnGate {
    * the service asks for — as where one process runs the session.
    */
   private async admits(live: LiveSession, entry: SharedEntry): Promise<boolean> {
-    if (!entry.capped || (await this.options.host().queueCap.admits(live))) return true;
+    const { queueCap } = this.options.host();
+    if (!entry.capped || queueCap.admits(live)) return true;
+    await queueCap.refuse(live);
     this.options.logger.warn(
       { sessionId: live.id },
       "refusing a queued message: the session's queue is full",

@@ -239,7 +239,7 @@ export class LiveSession {
    * yet is saved with this one.
    */
   update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
-    const next = this.changed(change);
+    const next = stampedVersion(change(this.current), isoTime(this.stores.now()));
     const leaving = [...(this.deferredLeaving ?? []), ...this.recordedKeys.leaving(this.current, next)];
     this.deferredLeaving = undefined;
     this.current = next;
@@ -271,20 +271,16 @@ export class LiveSession {
   /**
    * Change the record in memory now and save it with the next `update` — one write for both (a
    * finished turn's change and the next turn's start) — or with `flush` when no update comes.
+   * The change is frozen, and stamped as a version by the save that carries it.
    */
   defer(change: (record: SessionRecord) => SessionRecord): void {
-    const next = this.changed(change);
+    const next = Object.freeze(change(this.current));
     this.deferredLeaving = [
       ...(this.deferredLeaving ?? []),
       ...this.recordedKeys.leaving(this.current, next),
     ];
     this.current = next;
     if (!hasPendingWork(next)) this.stores.records.left(next.id);
-  }
-
-  /** The record `change` makes of the current one, as its new version (stampedVersion). */
-  private changed(change: (record: SessionRecord) => SessionRecord): SessionRecord {
-    return stampedVersion(change(this.current), isoTime(this.stores.now()));
   }
 
   /**

@@ -24,19 +24,18 @@ export class QueueCap {
   ) {}
 
   /**
-   * Whether the session's queue takes one more message. When it is full it does not, and the
-   * thread hears so once per full spell; a message it takes ends the spell.
+   * Whether the session's queue takes one more message; a message it takes ends a full spell.
+   * When it is full, `refuse` the message.
    */
-  async admits(live: LiveSession): Promise<boolean> {
-    if (live.record.queue.length < MAX_QUEUED_MESSAGES) {
-      this.told.delete(live);
-      return true;
-    }
-    if (!this.told.has(live)) await this.tell(live);
-    return false;
+  admits(live: LiveSession): boolean {
+    if (live.record.queue.length >= MAX_QUEUED_MESSAGES) return false;
+    this.told.delete(live);
+    return true;
   }
 
-  private async tell(live: LiveSession): Promise<void> {
+  /** A message the full queue did not admit: the thread hears so once per full spell. */
+  async refuse(live: LiveSession): Promise<void> {
+    if (this.told.has(live)) return;
     this.told.add(live);
     try {
       await this.outputs

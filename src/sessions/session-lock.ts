@@ -33,22 +33,21 @@ export async function withSessionLock<T>(lock: SessionLock, key: string, task: (
   }
 }
 
+/** The head of a key's queue when the lock was free: granted at once, nothing to call. */
+const HOLDER = (): void => undefined;
+
 /** A FIFO mutex per key, inside one process. */
 export class InProcessSessionLock implements SessionLock {
   /** key → the queue of waiters; the head holds the lock. */
   private readonly queues = new Map<string, Array<() => void>>();
 
   acquire(key: string): Promise<SessionLease> {
-    return new Promise((resolve) => {
-      const grant = () => resolve(this.leaseFor(key));
-      const queue = this.queues.get(key);
-      if (queue) {
-        queue.push(grant);
-        return;
-      }
-      this.queues.set(key, [grant]);
-      grant();
-    });
+    const queue = this.queues.get(key);
+    if (!queue) {
+      this.queues.set(key, [HOLDER]);
+      return Promise.resolve(this.leaseFor(key));
+    }
+    return new Promise((resolve) => queue.push(() => resolve(this.leaseFor(key))));
   }
 
   isHeld(key: string): boolean {

@@ -186,7 +186,10 @@ export class SessionManager implements ConversationService {
         const offered = await this.scheduler.offer(live, queued, { steer, capped: true });
         return offered === "duplicate" ? duplicate : { status: "queued" };
       }
-      if (!(await this.queueCap.admits(live))) return { status: "ignored", reason: QUEUE_FULL_REASON };
+      if (!this.queueCap.admits(live)) {
+        await this.queueCap.refuse(live);
+        return { status: "ignored", reason: QUEUE_FULL_REASON };
+      }
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
         await live.recordDelivery(keys);
         return { status: "queued" };

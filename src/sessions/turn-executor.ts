@@ -132,7 +132,7 @@ export class TurnExecutor {
    * LiveSession's tool journal), and should the write fail, the turn is stopped and this throws.
    * `first` (a message never queued) is told of the record write as soon as it is made.
    */
-  private async startTurn(
+  private startTurn(
     live: LiveSession,
     message: QueuedMessage,
     how: "run" | "retry",
@@ -159,10 +159,10 @@ export class TurnExecutor {
       saved = live.update((record) => withTurnStarted(record, start));
     } catch (error) {
       first?.failed(error);
-      throw error;
+      return Promise.reject(error);
     }
     first?.saved(saved);
-    await this.drive(live, request, how, message.targetExtra, saved);
+    return this.drive(live, request, how, message.targetExtra, saved);
   }
 
   /** Run a turn's events into its thread; `saved` is the write of its start, if still under way. */
@@ -173,6 +173,7 @@ export class TurnExecutor {
     replyTo: TargetExtra | undefined,
     saved?: Promise<unknown>,
   ) {
+    const { holdsSession } = this.options;
     const logger = turnLogger(this.options.logger, { sessionId: live.id, turnId: request.turnId });
     live.activeTurn = {
       turnId: request.turnId,
@@ -204,7 +205,7 @@ export class TurnExecutor {
         info: { sessionId: live.id, turnId: request.turnId, ...(replyTo === undefined ? {} : { replyTo }) },
         logger,
         saved,
-        quiet: () => this.options.holdsSession?.(live.id) === false,
+        quiet: holdsSession && (() => !holdsSession(live.id)),
       });
     } catch (error) {
       // Nothing of the turn was shown: its start's failure is the pump's, as if it never began.

@@ -35,7 +35,7 @@ export function withTurnStarted(record: SessionRecord, start: TurnStart): Sessio
     lastTurnRequester: message.user,
     title: record.title || message.text.trim().slice(0, TITLE_CHARS),
     turns: how === "run" ? record.turns + 1 : record.turns,
-    queue: record.queue.filter((m) => m !== message),
+    queue: record.queue.includes(message) ? record.queue.filter((m) => m !== message) : record.queue,
     pendingTurn: {
       turnId: request.turnId,
       request: requestToJSON(withMessages(request, NO_MESSAGES)),

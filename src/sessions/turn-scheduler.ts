@@ -232,8 +232,10 @@ export class TurnScheduler {
         slot = this.giveBack(slot);
       }
       while (lease && held() && !this.stopping && !live.retired) {
-        await gate?.collect(live);
-        if (!held()) return;
+        if (gate) {
+          await gate.collect(live);
+          if (!held()) return;
+        }
         const parked = live.parkedTurn();
         if (parked) {
           slot = this.giveBack(slot);
@@ -299,7 +301,7 @@ export class TurnScheduler {
   }
 
   /** Take the session's lease (the lock; several processes: through the gate, undefined when held elsewhere). */
-  private async enter(live: LiveSession): Promise<SessionLease | undefined> {
+  private enter(live: LiveSession): Promise<SessionLease | undefined> {
     const { gate } = this.options;
     return gate ? gate.enter(live) : this.options.lock.acquire(live.id);
   }
@@ -307,15 +309,14 @@ export class TurnScheduler {
   /**
    * Let the session's lease go. The last turn's end is still only in memory (see TurnExecutor's
    * `finish`). Another process may take the session once the lease is let go, so there it is
-   * saved first; this process is the only other taker, on this same session in memory, so here it
-   * may wait for the next write.
+   * saved first (awaited); this process is the only other taker, on this same session in memory,
+   * so here it may wait for the next write, and the lease goes at once.
    */
-  private async letGo(live: LiveSession, lease: SessionLease): Promise<void> {
-    if (this.options.gate) await live.flush().finally(() => lease.release());
-    else {
-      lease.release();
-      this.options.endSaves.later(live);
-    }
+  private letGo(live: LiveSession, lease: SessionLease): Promise<void> | undefined {
+    if (this.options.gate) return live.flush().finally(() => lease.release());
+    lease.release();
+    this.options.endSaves.later(live);
+    return undefined;
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
- * LiveSession's record changes: each one is stamped with the session clock and frozen, a record a
- * change builds is kept as built (no second copy), and one handed back unchanged is still stamped.
+ * LiveSession's record changes: each one saved is stamped with the session clock and frozen, a
+ * record a change builds is kept as built (no second copy), and one handed back unchanged is still
+ * stamped. A deferred change is frozen at once and stamped by the save that carries it.
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -68,10 +69,25 @@ describe("LiveSession record changes", () => {
   it("stamps a record handed back unchanged as a new frozen record, leaving the old one as it was", async () => {
     const live = await session(() => new Date("2026-12-03T12:00:00.000Z"));
     const before = live.record;
-    live.defer((r) => r);
+    await live.update((r) => r);
     expect(live.record).not.toBe(before);
     expect(Object.isFrozen(live.record)).toBe(true);
     expect(live.record.updatedAt).toBe("2026-12-03T12:00:00.000Z");
     expect(before.updatedAt).toBe("2026-12-03T10:00:00.000Z");
+  });
+
+  it("freezes a deferred change at once and stamps it when a save carries it", async () => {
+    let now = new Date("2026-12-03T12:00:00.000Z");
+    const live = await session(() => now);
+    live.defer((r) => ({ ...r, title: "ended" }));
+    expect(Object.isFrozen(live.record)).toBe(true);
+    expect(live.record).toMatchObject({ title: "ended", updatedAt: "2026-12-03T10:00:00.000Z" });
+    now = new Date("2026-12-03T12:05:00.000Z");
+    await live.flush();
+    expect(live.record.updatedAt).toBe("2026-12-03T12:05:00.000Z");
+    expect(await new SessionRecords(store!.space("sessions")).get("s1")).toMatchObject({
+      title: "ended",
+      updatedAt: "2026-12-03T12:05:00.000Z",
+    });
   });
 });
