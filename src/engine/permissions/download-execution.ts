@@ -135,8 +135,10 @@ function runsAny(words: readonly string[], files: NamedFiles): boolean {
 /**
  * Whether a simple command may run what a folder its line downloaded holds (`git clone … r && cd r
  * && make`, `tar xz && make -C a`, `cd a && python3 setup.py install`): an interpreter, a program
- * run by its path or named by an expansion, or a runner reading files it is not given. Which folder
- * it runs in is not followed (`cd`, `-C`, `--prefix`): any of them does, on such a line.
+ * run by its path or named by an expansion, or a runner reading files it is not given, as its
+ * program or as a word of it (a wrapper programOf does not read: `flock /tmp/l make`, `watch
+ * make`, `script -c make`). Which folder it runs in is not followed (`cd`, `-C`, `--prefix`): any
+ * of them does, on such a line.
  */
 function runsFromFolder(parsed: ParsedCommand): boolean {
   const { program, invoked, args } = parsed;
@@ -144,7 +146,8 @@ function runsFromFolder(parsed: ParsedCommand): boolean {
     INTERPRETERS.has(program) ||
     invoked.includes("/") ||
     runsUngivenFiles(program, args) ||
-    programNamedByExpansion(parsed)
+    programNamedByExpansion(parsed) ||
+    args.some((arg) => INTERPRETERS.has(arg) || runsUngivenFiles(arg, []))
   );
 }
 
