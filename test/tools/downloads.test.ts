@@ -687,6 +687,13 @@ describe("a curl option filled in from a variable", () => {
     expect(lineDownloads(command).unplaced).toBe(true);
   });
 
+  it("reads a -w format of many %output{ in linear time", () => {
+    const started = performance.now();
+    expect(detectDownloads(`curl -w '${"%output{".repeat(20_000)}' https://x.test/a`)).toEqual([]);
+    expect(lineDownloads(`curl -w "${"%output{".repeat(20_000)}$(x)" https://x.test/a`).unplaced).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it("leaves one that writes nothing alone", () => {
     expect(lineDownloads("curl --variable x=1 --expand-data '{{x}}' https://x.test/a")).toEqual({
       targets: [],
