@@ -10,6 +10,7 @@
  * after `tar xzf a.tgz` at the workspace root asks.
  */
 import path from "node:path";
+import { trimTrailing } from "../../core/trim-trailing.js";
 
 /** Git options before the subcommand that take a value as the next word. */
 const GIT_VALUED = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"]);
@@ -73,7 +74,8 @@ function gitCloneTarget(args: readonly string[]): string[] {
   }
   const [repo, dir] = positional;
   if (repo === undefined) return [];
-  const name = path.posix.basename(repo.replace(/[/\\]+$/, "").replace(/^[^/]*:/, ""));
+  // trimTrailing: `/[/]+$/` took time quadratic in a run of slashes inside the word.
+  const name = path.posix.basename(trimTrailing(repo, "/").replace(/^[^/]*:/, ""));
   return [folder(within(base, dir ?? (bare ? name : name.replace(/\.git$/, ""))))];
 }
 
