@@ -4,9 +4,11 @@
  * only the last page and then the head (the head is the commit point; both go out in one
  * `setMany`, a single commit on SQLite), so the cost of an append does not grow with the session.
  * Each page carries the size of its messages' JSON, which an append extends by its new messages'
- * (each measured once), so an open counts bytes without serialising what it read. Pages are
- * validated when read. A session's live writer opens it as a SessionHistory, which
- * keeps the head and the open page in memory so appends read nothing back. Opening reads only the
+ * (each measured once), so an open counts bytes without serialising what it read; the open page's
+ * messages are kept as their JSON text, which an append writes again (store/json-text.ts), so it
+ * serialises only its new messages. Pages are validated when read. A session's live writer opens
+ * it as a SessionHistory, which keeps the head and the open page in memory so appends read nothing
+ * back. Opening reads only the
  * newest pages (history-window.ts), so it costs the same however long the session has run; the
  * pages before them are never read again, and `prune` deletes them. Pruning writes no head — so it
  * cannot race a writer's append, in this process or another — only the deletes and then a mark,
@@ -26,7 +28,6 @@ import {
   historyHeadKey,
   historyPageKey,
   historyPrunedKey,
-  jsonBytes,
   pageEntry,
   parseHead,
   parseMark,
@@ -148,8 +149,8 @@ export class SessionHistory {
   /** How many messages of the whole history come before `messages` (not read). */
   readonly start: number;
   private readonly prunable: number;
-  /** The bytes of the open page's messages, which the next append extends (while that page is not full). */
-  private openPageBytes: number;
+  /** The open page as the next append extends it: its messages' JSON texts and their bytes as a page. */
+  private openPage: OpenPage;
 
   /** @internal built by HistoryLog.open / openNew; `pruned`: the stored pruned mark */
   constructor(
@@ -162,7 +163,11 @@ export class SessionHistory {
     this.durable = deepFreeze(window.messages);
     this.start = window.start;
     this.prunable = window.prunable;
-    this.openPageBytes = window.newestPageBytes ?? EMPTY_PAGE_BYTES;
+    const filled = head.count % head.pageSize;
+    this.openPage = {
+      texts: this.durable.slice(this.durable.length - filled).map((message) => JSON.stringify(message)),
+      bytes: filled === 0 ? EMPTY_PAGE_BYTES : (window.newestPageBytes ?? EMPTY_PAGE_BYTES),
+    };
   }
 
   /**
@@ -234,24 +239,19 @@ export class SessionHistory {
   append(...messages: ConversationMessage[]): Promise<void> {
     let valid: SizedMessage[];
     try {
-      valid = validated(this.sessionId, messages).map((message) => ({
-        message: deepFreeze(message),
-        bytes: jsonBytes(message),
-      }));
+      valid = validated(this.sessionId, messages).map((message) => {
+        const text = JSON.stringify(message);
+        return { message: deepFreeze(message), text, bytes: Buffer.byteLength(text) };
+      });
     } catch (error) {
       return Promise.reject(error);
     }
     const write = this.writes.then(async () => {
       if (valid.length === 0) return;
-      const filled = this.head.count % this.head.pageSize;
-      const tail = {
-        messages: this.durable.slice(this.durable.length - filled),
-        bytes: filled === 0 ? EMPTY_PAGE_BYTES : this.openPageBytes,
-      };
-      const { entries, head, openPageBytes } = appendWrites(this.sessionId, this.head, tail, valid);
+      const { entries, head, openPage } = appendWrites(this.sessionId, this.head, this.openPage, valid);
       await setAll(this.space, entries);
       this.head = head;
-      this.openPageBytes = openPageBytes;
+      this.openPage = openPage;
       this.durable = frozenConcat(
         this.durable,
         valid.map(({ message }) => message),
@@ -279,43 +279,52 @@ function validated(sessionId: string, messages: readonly ConversationMessage[]):
   });
 }
 
-/** A message to append, and the bytes of its JSON. */
+/** A message to append, its JSON text and that text's bytes. */
 interface SizedMessage {
   readonly message: ConversationMessage;
+  readonly text: string;
   readonly bytes: number;
 }
 
 /**
- * The writes that append `messages` to a history whose open page holds `tail` (its messages and
- * their bytes): each touched page with its bytes, then the new head last (the commit point).
- * `openPageBytes`: the bytes of the open page after them (an empty page's when the newest is full).
+ * The open page (the newest, while not full; else the next, empty): its messages' JSON texts,
+ * written again with each append, and their bytes as a page.
+ */
+interface OpenPage {
+  readonly texts: readonly string[];
+  readonly bytes: number;
+}
+
+/**
+ * The writes that append `messages` to a history whose open page is `open`: each touched page
+ * with its bytes, then the new head last (the commit point), and the open page after them.
  */
 function appendWrites(
   sessionId: string,
   head: HistoryHead,
-  tail: { readonly messages: readonly ConversationMessage[]; readonly bytes: number },
+  open: OpenPage,
   messages: readonly SizedMessage[],
-): { entries: SpaceEntry[]; head: HistoryHead; openPageBytes: number } {
+): { entries: SpaceEntry[]; head: HistoryHead; openPage: OpenPage } {
   const { pageSize } = head;
   const entries: SpaceEntry[] = [];
   let index = Math.floor(head.count / pageSize);
-  let page = [...tail.messages];
-  let bytes = tail.bytes;
+  let texts = [...open.texts];
+  let bytes = open.bytes;
   for (const message of messages) {
-    bytes = grown(bytes, page.length, message.bytes);
-    page.push(message.message);
-    if (page.length === pageSize) {
-      entries.push(pageEntry(sessionId, index, { messages: page, bytes }));
+    bytes = grown(bytes, texts.length, message.bytes);
+    texts.push(message.text);
+    if (texts.length === pageSize) {
+      entries.push(pageEntry(sessionId, index, texts, bytes));
       index += 1;
-      page = [];
+      texts = [];
       bytes = EMPTY_PAGE_BYTES;
     }
   }
-  if (page.length > 0) entries.push(pageEntry(sessionId, index, { messages: page, bytes }));
+  if (texts.length > 0) entries.push(pageEntry(sessionId, index, texts, bytes));
   const count = head.count + messages.length;
   const next: HistoryHead = { count, pageSize, pages: Math.ceil(count / pageSize) };
   entries.push({ key: historyHeadKey(sessionId), value: toVersioned(HISTORY_HEAD_KIND, next) });
-  return { entries, head: next, openPageBytes: bytes };
+  return { entries, head: next, openPage: { texts, bytes } };
 }
 
 function checkSessionId(sessionId: string): void {

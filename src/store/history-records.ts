@@ -8,7 +8,8 @@ import { z } from "zod";
 import type { WindowPage } from "./history-window.js";
 import { conversationMessageSchema } from "./message-schema.js";
 import type { SpaceEntry } from "./store.js";
-import { fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
+import { JsonText } from "./json-text.js";
+import { fromVersioned, StoredDataError, versionedText } from "./versioned.js";
 
 export const HISTORY_HEAD_KIND = "history-head";
 export const HISTORY_PAGE_KIND = "history-page";
@@ -110,6 +111,19 @@ export function grown(bytes: number, length: number, messageBytes: number): numb
   return bytes + messageBytes + (length === 0 ? 0 : 1);
 }
 
-export function pageEntry(sessionId: string, index: number, page: WindowPage): SpaceEntry {
-  return { key: historyPageKey(sessionId, index), value: toVersioned(HISTORY_PAGE_KIND, page) };
+/**
+ * The write of page `index` holding the messages whose JSON texts are `texts`, `bytes` in all as
+ * a page (see grown): the page record's JSON made from them, so no message is serialised again.
+ */
+export function pageEntry(
+  sessionId: string,
+  index: number,
+  texts: readonly string[],
+  bytes: number,
+): SpaceEntry {
+  const data = `{"messages":[${texts.join(",")}],"bytes":${bytes}}`;
+  return {
+    key: historyPageKey(sessionId, index),
+    value: new JsonText(versionedText(HISTORY_PAGE_KIND, data)),
+  };
 }

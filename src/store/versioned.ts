@@ -25,6 +25,11 @@ export function toVersioned<D>(kind: string, data: D): VersionedRecord<D> {
   return { v: SCHEMA_VERSION, kind, data };
 }
 
+/** The JSON of `toVersioned(kind, data)`, from the JSON text of `data`. */
+export function versionedText(kind: string, dataText: string): string {
+  return `{"v":${SCHEMA_VERSION},"kind":${JSON.stringify(kind)},"data":${dataText}}`;
+}
+
 /** What to expect when reading a record back. */
 export interface RecordSpec<D> {
   readonly kind: string;

@@ -8,6 +8,7 @@ import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-records.js";
 import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";
+import { RowText } from "../../src/store/stored-row.js";
 import { spaceLike } from "../support/space-like.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 
@@ -78,6 +79,29 @@ describe("HistoryLog", () => {
       v: 1,
       kind: "history-page",
       data: { messages: [user(6)], bytes: jsonBytes([user(6)]) },
+    });
+  });
+
+  it("writes each page's row as the JSON of its record, byte for byte, across appends and reopens", async () => {
+    const log = new HistoryLog(space, { pageSize: 4 });
+    const meta = { at: "2026-12-07T10:00:00.000Z", by: "7" };
+    const writer = log.openNew("s");
+    await writer.append({ role: "user", content: 'say "é"\n', meta });
+    await writer.append({ role: "assistant", content: null, tool_calls: [] }, user(2));
+    await (await log.open("s")).append(user(3), user(4));
+    const rows = await space.getRows!([historyPageKey("s", 0), historyPageKey("s", 1)]);
+    const pages = [
+      [
+        { role: "user", content: 'say "é"\n', meta },
+        { role: "assistant", content: null, tool_calls: [] },
+        user(2),
+        user(3),
+      ],
+      [user(4)],
+    ];
+    pages.forEach((messages, index) => {
+      const record = { v: 1, kind: "history-page", data: { messages, bytes: jsonBytes(messages) } };
+      expect(rows[index]?.expected).toEqual(new RowText(JSON.stringify({ value: record }), undefined));
     });
   });
 

@@ -12,6 +12,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
+import { JsonText } from "../../src/store/json-text.js";
 import {
   getAll,
   type KeyValueSpace,
@@ -435,6 +436,21 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(await space.get(key("page"))).toEqual({ messages: ["a"] });
     await space.setMany!([]);
     await eventually(async () => (await space.get(key("short"))) === undefined, "the setMany TTL to expire");
+  });
+
+  it("a JsonText value is written as its text: read back, and matched by replaceIf, as the value it is the JSON of", async () => {
+    run += 1;
+    const space = store.space("history");
+    const value = { messages: [{ role: "user", content: "hi" }], bytes: 34 };
+    await space.set(key("text"), new JsonText(JSON.stringify(value)));
+    await space.setMany!([
+      { key: key("text-ttl"), value: new JsonText(JSON.stringify(value)), ttlMs: 60_000 },
+    ]);
+    expect(await space.get(key("text"))).toEqual(value);
+    expect(await space.get(key("text-ttl"))).toEqual(value);
+    expect(await space.replaceIf(key("text"), value, "next")).toBe(true);
+    expect(await space.replaceIf(key("text-ttl"), value, "next")).toBe(true);
+    expect(await space.get(key("text-ttl"))).toBe("next");
   });
 
   it("setMany with one key given twice keeps the last value", async () => {

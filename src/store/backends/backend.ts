@@ -6,6 +6,7 @@
 import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
 import { messageOf } from "../../core/failure.js";
 import { settlesWithin } from "../../core/settles-within.js";
+import { JsonText } from "../json-text.js";
 import type { SpaceEntry, StoreHealth, StoreNamespace } from "../store.js";
 import { RowText, type UnreadableReason } from "../stored-row.js";
 
@@ -81,10 +82,15 @@ export type ErrorSink = (error: unknown) => void;
 
 /**
  * Serialise an entry exactly as the store's keyv instances do (plain JSON: values must be
- * JSON-compatible), so an atomic insert writes what a later `get` reads.
+ * JSON-compatible, or a JsonText, whose text is the value's JSON), so an atomic insert writes
+ * what a later `get` reads.
  */
 export function serializeEntry(entry: DeserializedData<unknown>): string {
-  return JSON.stringify(entry);
+  const { value, expires } = entry;
+  if (!(value instanceof JsonText)) return JSON.stringify(entry);
+  return expires === undefined
+    ? `{"value":${value.text}}`
+    : `{"value":${value.text},"expires":${JSON.stringify(expires)}}`;
 }
 
 /** `value` serialised as keyv stores it, expiring `ttlMs` after `now` when a TTL is given. */
