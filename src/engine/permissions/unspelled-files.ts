@@ -17,7 +17,8 @@
  *   `parallel`, `find` in a line that runs a file) may run any;
  * - a runner reads files it is not given (`npm test` runs package.json's scripts, `make` a
  *   Makefile, `pytest` conftest.py and test_*.py, `cargo` build.rs, `pip install .` setup.py,
- *   `python -m x` x.py): those files by name.
+ *   `python -m x` x.py, and the build tools: `gradle`, `mvn`, `bundle`, `go`, `cmake`, `ninja`,
+ *   `pre-commit`, `composer`…): those files by name.
  * `sh -c` and `eval` scripts are read in turn. A heuristic that leans towards naming.
  */
 import { basename } from "node:path";
@@ -54,6 +55,15 @@ export const INTERPRETERS: ReadonlySet<string> = new Set([
   "Rscript",
   "tclsh",
   "osascript",
+  // Their scripts run commands (`system()`, GNU sed's `e`, `:!`): `awk -f x.awk`, `sed -f x.sed`, `vim -S x.vim`.
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "sed",
+  "vim",
+  "nvim",
+  "ex",
 ]);
 
 const PYTHONS = new Set(["python", "python2", "python3"]);
@@ -71,6 +81,14 @@ const PYTEST_INPUTS = [
 ];
 
 const PIP_INPUTS = ["setup.py", "pyproject.toml"];
+const GRADLE_INPUTS = [
+  "build.gradle",
+  "build.gradle.kts",
+  "settings.gradle",
+  "settings.gradle.kts",
+  "gradlew",
+];
+const BAZEL_INPUTS = ["BUILD", "BUILD.bazel", "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", "*.bzl"];
 
 /** The files (by name, as globs, matched in either case) a runner reads and runs without being given them. */
 const RUNNER_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([
@@ -92,6 +110,32 @@ const RUNNER_INPUTS: ReadonlyMap<string, readonly string[]> = new Map([
   ["grunt", ["Gruntfile.*"]],
   ["gulp", ["gulpfile.*"]],
   ["direnv", [".envrc", ".env"]],
+  // Build tools and package managers that run the build scripts, hooks and code of their folder.
+  ["gradle", GRADLE_INPUTS],
+  ["gradlew", GRADLE_INPUTS],
+  ["mvn", ["pom.xml", ".mvn"]],
+  ["mvnw", ["pom.xml", ".mvn"]],
+  ["ant", ["build.xml"]],
+  ["sbt", ["build.sbt", "*.scala"]],
+  ["bundle", ["Gemfile", "*.gemspec", "Rakefile"]],
+  ["gem", ["*.gemspec", "Gemfile"]],
+  ["ninja", ["build.ninja"]],
+  ["cmake", ["CMakeLists.txt", "*.cmake"]],
+  ["meson", ["meson.build", "meson_options.txt"]],
+  ["bazel", BAZEL_INPUTS],
+  ["bazelisk", BAZEL_INPUTS],
+  ["go", ["*.go", "go.mod"]],
+  ["poetry", ["pyproject.toml"]],
+  ["uv", ["pyproject.toml", "setup.py", "*.py"]],
+  ["pdm", ["pyproject.toml"]],
+  ["hatch", ["pyproject.toml"]],
+  ["pre-commit", [".pre-commit-config.yaml"]],
+  ["composer", ["composer.json"]],
+  ["mix", ["mix.exs"]],
+  ["dotnet", ["*.csproj", "*.fsproj", "*.sln", "Directory.Build.*"]],
+  ["swift", ["Package.swift"]],
+  ["deno", ["deno.json", "deno.jsonc"]],
+  ["bun", PACKAGE_SCRIPTS],
 ]);
 
 /**
