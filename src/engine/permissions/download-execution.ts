@@ -133,6 +133,22 @@ function runsAny(words: readonly string[], files: NamedFiles): boolean {
 }
 
 /**
+ * Tools whose script, read from a file (`awk -f x.awk`, `sed -f x.sed`, `vim -S x.vim`), may run
+ * commands (`system()`, GNU sed's `e`, `:!`). Not interpreters otherwise: `curl … | awk '{print $1}'`
+ * runs the program written on the line.
+ */
+const SCRIPT_FILE_TOOLS: ReadonlySet<string> = new Set([
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "sed",
+  "vim",
+  "nvim",
+  "ex",
+]);
+
+/**
  * Whether a simple command may run what a folder its line downloaded holds (`git clone … r && cd r
  * && make`, `tar xz && make -C a`, `cd a && python3 setup.py install`): an interpreter, a program
  * run by its path or named by an expansion, or a runner reading files it is not given, as its
@@ -144,6 +160,7 @@ function runsFromFolder(parsed: ParsedCommand): boolean {
   const { program, invoked, args } = parsed;
   return (
     INTERPRETERS.has(program) ||
+    (SCRIPT_FILE_TOOLS.has(program) && args.some((arg) => /^(-[fS]|--file)/.test(arg))) ||
     invoked.includes("/") ||
     runsUngivenFiles(program, args) ||
     programNamedByExpansion(parsed) ||

@@ -55,15 +55,6 @@ export const INTERPRETERS: ReadonlySet<string> = new Set([
   "Rscript",
   "tclsh",
   "osascript",
-  // Their scripts run commands (`system()`, GNU sed's `e`, `:!`): `awk -f x.awk`, `sed -f x.sed`, `vim -S x.vim`.
-  "awk",
-  "gawk",
-  "mawk",
-  "nawk",
-  "sed",
-  "vim",
-  "nvim",
-  "ex",
 ]);
 
 const PYTHONS = new Set(["python", "python2", "python3"]);
