@@ -259,7 +259,10 @@ export function lineDownloads(
     let pipelineHasDownloader = false;
     for (const step of steps) {
       pipelineHasDownloader = (step.pipedFromPrevious && pipelineHasDownloader) || tangled;
-      add(downloaderTargets(step.program, step.marked, step.assigned, configures));
+      if (DOWNLOADERS.has(step.program)) {
+        configures ??= mayConfigureDownloaders(whole);
+        add(downloaderTargets(step.program, step.marked, step.assigned, configures));
+      }
       // Its targets cannot be read: a target bash expands (HIDDEN), so the command asks.
       if (step.unknownDownloader) add([HIDDEN]);
       add(writtenOn(step, pipelineHasDownloader, reading));
@@ -274,9 +277,11 @@ export function lineDownloads(
       if (step.inner !== undefined) read(step.inner);
     }
   };
-  const script = parseScript(command);
-  const configures = mayConfigureDownloaders(script);
-  read(script);
+  const whole = parseScript(command);
+  // Whether the line may set up a downloader's configuration (the whole line, scripts run in turn
+  // included): read once, and only on a line that runs a downloader.
+  let configures: boolean | undefined;
+  read(whole);
   return { targets: [...new Set(targets)], unplaced };
 }
 
