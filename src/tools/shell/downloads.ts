@@ -313,10 +313,10 @@ export function detectDownloads(command: string | ParsedScript, downloaded: Iter
   return lineDownloads(command, downloaded).targets;
 }
 
-/** The files (and folders, ending in `/`) `command` downloads, as real absolute paths from `cwd`. */
-function realTargets(command: string, cwd: string, facts: SessionFacts): Promise<string[]> {
+/** `targets` (files, and folders ending in `/`, as written) as real absolute paths from `cwd`. */
+function realTargets(targets: readonly string[], cwd: string): Promise<string[]> {
   return Promise.all(
-    detectDownloads(command, facts.downloadedFiles).map(async (file) => {
+    targets.map(async (file) => {
       const real = await realpathOfMaybeMissing(path.resolve(cwd, file));
       return file.endsWith("/") && !real.endsWith("/") ? `${real}/` : real;
     }),
@@ -332,8 +332,8 @@ export async function listDownloadFolders(
   cwd: string,
   facts: SessionFacts,
 ): Promise<FolderListing[]> {
-  const folders = (await realTargets(command, cwd, facts)).filter((target) => target.endsWith("/"));
-  return folders.length === 0 ? [] : listFolders(folders);
+  const folders = detectDownloads(command, facts.downloadedFiles).filter((target) => target.endsWith("/"));
+  return folders.length === 0 ? [] : listFolders(await realTargets(folders, cwd));
 }
 
 /**
@@ -347,7 +347,10 @@ export async function recordDownloads(
   facts: SessionFacts,
   before: readonly FolderListing[] = [],
 ): Promise<string[]> {
-  const files = [...(await realTargets(command, cwd, facts)), ...(await addedSince(before))];
+  const files = [
+    ...(await realTargets(detectDownloads(command, facts.downloadedFiles), cwd)),
+    ...(await addedSince(before)),
+  ];
   for (const file of files) facts.downloadedFiles.add(file);
   return files;
 }
