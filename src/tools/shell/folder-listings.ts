@@ -18,7 +18,7 @@
  * a list of URLs) so that hiding a download among decoys takes thousands of files.
  */
 import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { lstat, opendir } from "node:fs/promises";
 import path from "node:path";
 
 /** Entries listed per folder at most (its own, then those of the folders within, breadth first). */
@@ -59,13 +59,16 @@ async function entriesOf(
   within: string,
   limit: number,
 ): Promise<Map<string, string> | "too many" | undefined> {
-  let names: Dirent[];
+  // Read as far as `limit` and one more: a folder of a million entries costs no more than the limit.
+  const names: Dirent[] = [];
   try {
-    names = await readdir(path.join(root, within), { withFileTypes: true });
+    for await (const entry of await opendir(path.join(root, within), { bufferSize: 1024 })) {
+      if (names.length === limit) return "too many";
+      names.push(entry);
+    }
   } catch {
     return undefined;
   }
-  if (names.length > limit) return "too many";
   const signed = await Promise.all(
     names.map((entry) => signature(path.join(root, within, entry.name), entry)),
   );
