@@ -13,9 +13,10 @@
  * - it may use one without spelling its name (unspelled-files.ts): a glob that matches it
  *   (`bash inst?ll.sh`, `./bin/too[l]`), an expansion where a program or an interpreter's argument
  *   goes (`bash $(ls)`, `$RUN`), a runner that reads it (`make` after a downloaded Makefile);
- * - it pipes a curl / wget download (or a script run in turn that downloads, `bash -c 'curl …'`)
- *   into an interpreter (or into a program named by an expansion, `| $SHELL`), or runs a download
- *   in a substitution next to one (`bash <(curl …)`, `sh -c "$(curl …)"`);
+ * - it pipes a download (curl, wget, aria2c, HTTPie, xh, a program named by an expansion; or a
+ *   script run in turn that downloads, `bash -c 'curl …'`) into an interpreter (or into a program
+ *   named by an expansion, `| $SHELL`), or runs a download in a substitution next to one (`bash
+ *   <(curl …)`, `sh -c "$(curl …)"`);
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`, or `sh ./*.sh`),
  *   or a folder (a clone, an extraction) and runs anything that may run what it holds (`git clone
  *   … r && cd r && make`: runsFromFolder);

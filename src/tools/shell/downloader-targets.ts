@@ -5,8 +5,9 @@
  * with what the server sent (-D headers, -c cookies, --trace …, -w's %output{file}); wget's -O /
  * -P / -i / -e / --content-disposition, recursive fetches, its log (-o / -a) and WARC files, wget2
  * as wget; aria2c's folder and log; HTTPie's and xh's --download and --output. Long options
- * abbreviated as getopt allows are read as the option they abbreviate. One module for the two programs' option grammars, apart from the
- * line-level reading in downloads.ts.
+ * abbreviated as getopt allows are read as the option they abbreviate. One module for the
+ * downloaders (DOWNLOADERS) and their option grammars, with what a line may do to their
+ * configuration (configuresDownloaders), apart from the line-level reading in downloads.ts.
  */
 import path from "node:path";
 import { HIDDEN, MARKED, mayHoldOptions, nameFromUrl, serverNamedFolder, under } from "./download-marks.js";

@@ -19,8 +19,10 @@
  * subshell, a group or loop, `exec`), every command's redirections count; so do those of a
  * command reading a file its line downloads, and what it copies it to (`mv a x`, `dd if=a of=x`).
  * Heuristics over the words bash would see (shell-words.ts, so `$'\x63url' -o x.sh …` is curl
- * too); curl's and wget's own options are read in downloader-targets.ts, the marks where bash
- * expands a word in download-marks.ts. They lean towards flagging.
+ * too); the downloaders' own options (curl, wget, wget2, aria2c, HTTPie, xh) are read in
+ * downloader-targets.ts, the marks where bash expands a word in download-marks.ts. A program bash
+ * names by an expansion (`$C -o x.sh …`) counts as a downloader whose targets are not on the line.
+ * They lean towards flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
