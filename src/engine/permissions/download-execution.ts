@@ -161,7 +161,8 @@ function runsFromFolder(parsed: ParsedCommand): boolean {
   const { program, invoked, args } = parsed;
   return (
     INTERPRETERS.has(program) ||
-    (SCRIPT_FILE_TOOLS.has(program) && args.some((arg) => /^(-[fS]|--file)/.test(arg))) ||
+    // -f or -S alone or in a cluster of short options (`sed -nf x.sed`, `gawk -bf x.awk`).
+    (SCRIPT_FILE_TOOLS.has(program) && args.some((arg) => /^(-[A-Za-z]*[fS]|--file)/.test(arg))) ||
     invoked.includes("/") ||
     runsUngivenFiles(program, args) ||
     programNamedByExpansion(parsed) ||
