@@ -183,7 +183,7 @@ function isCourtesy(scheduler: SendScheduler, method: string, payload: unknown):
 
 /**
  * A grammY API transformer that waits for a slot before each message-sending call, and drops a
- * courtesy call (throwing SendSkipped) when no spare slot is free at once.
+ * courtesy call (its promise rejects with SendSkipped) when no spare slot is free at once.
  */
 export function throttleTransformer(scheduler: SendScheduler = new SendScheduler()): Transformer {
   return (prev, method, payload, signal) => {
