@@ -8,14 +8,13 @@
  * messages are kept as their JSON text, which an append writes again (store/json-text.ts), so it
  * serialises only its new messages. Pages are validated when read. A session's live writer opens
  * it as a SessionHistory, which keeps the head and the open page in memory so appends read nothing
- * back. Opening reads only the
- * newest pages (history-window.ts), so it costs the same however long the session has run; the
- * pages before them are never read again, and `prune` deletes them. Pruning writes no head — so it
- * cannot race a writer's append, in this process or another — only the deletes and then a mark,
- * `pruned:<session>`, that says which pages are gone (opens never read below it). The mark only
- * rises (a compare-and-set, atomic across processes): opens that read different heads prune to
- * different pages, and the one pruning least may finish last. The stored records, their keys and
- * page sizing are in history-records.ts.
+ * back. Opening reads only the newest pages (history-window.ts), so it costs the same however long
+ * the session has run; the pages before them are never read again, and `prune` deletes them.
+ * Pruning writes no head — so it cannot race a writer's append, in this process or another — only
+ * the deletes and then a mark, `pruned:<session>`, that says which pages are gone (opens never read
+ * below it). The mark only rises (a compare-and-set, atomic across processes): opens that read
+ * different heads prune to different pages, and the one pruning least may finish last. The stored
+ * records, their keys and page sizing are in history-records.ts.
  */
 import { deepFreeze, frozenConcat } from "../core/deep-freeze.js";
 import type { ConversationMessage } from "../core/messages.js";
