@@ -481,7 +481,7 @@ const HOME_BY_CD = /\bcd\s*($|[;&|)])/m;
  * Whether a command line may set up a downloader's configuration (CONFIGURES_DOWNLOADERS): `text`
  * as written, `words` its words and redirection targets as bash reads them (`~/.cur''lrc`).
  */
-export function configuresDownloaders(text: string, words: readonly string[] = []): boolean {
+export function configuresDownloaders(text: string, words: readonly string[]): boolean {
   const read = [text, ...words].join("\n");
   return (
     CONFIGURES_DOWNLOADERS.test(read) ||
@@ -501,7 +501,7 @@ export function downloaderTargets(
   program: string,
   marked: readonly string[],
   assigned: readonly string[],
-  lineConfigures = false,
+  lineConfigures: boolean,
 ): string[] {
   // A configuration file of the caller's choosing can name the output: curl reads a .curlrc in
   // CURL_HOME, XDG_CONFIG_HOME or HOME, wget WGETRC or a .wgetrc in HOME.
