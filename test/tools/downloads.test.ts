@@ -605,6 +605,24 @@ describe("what a command adds to a folder it downloads into", () => {
     expect(downloadExecution("cat notes.md", facts.downloadedFiles)).toBeUndefined();
   });
 
+  // A folder within gained a file, so its time changed, and it was recorded as a downloaded folder
+  // itself: any later path through a folder of its name asked (`python3 lib/other.py`).
+  it("records what a folder within gained, not the folder", async () => {
+    const command = "curl -sL https://x.test/a.tgz | tar xz";
+    const ws = await realpath(await mkdtemp(path.join(tmpdir(), "folder-adds-")));
+    await mkdir(path.join(ws, "src", "lib"), { recursive: true });
+    const facts = { downloadedFiles: new Set<string>() };
+    const listed = await listDownloadFolders(command, ws, facts);
+    await writeFile(path.join(ws, "src", "lib", "evil.sh"), "echo evil\n");
+    await mkdir(path.join(ws, "src", "lib", "new"));
+    expect((await recordDownloads(command, ws, facts, listed)).sort()).toEqual([
+      `${ws}/`,
+      path.join(ws, "src", "lib", "evil.sh"),
+      `${path.join(ws, "src", "lib", "new")}/`,
+    ]);
+    expect(downloadExecution("python3 lib/other.py", facts.downloadedFiles)).toBeUndefined();
+  });
+
   it("does not read into .git, which git rewrites as it works", async () => {
     const command = "curl -OJ https://x.test/dl && git add -A && git commit -qm dl";
     const ws = await realpath(await mkdtemp(path.join(tmpdir(), "folder-adds-")));

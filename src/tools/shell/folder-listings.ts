@@ -112,27 +112,42 @@ export async function listFolders(folders: readonly string[]): Promise<FolderLis
   return listings;
 }
 
+/** The folder an entry's signature is of (`d:` and its inode), or undefined for a file. */
+function folderOf(signed: string | undefined): string | undefined {
+  return signed?.startsWith("d:") ? signed.slice(0, signed.indexOf(":", 2)) : undefined;
+}
+
 /**
  * The entries of the listed folders that are new or changed since they were listed, as absolute
  * paths (a folder's ending in `/`): read again in each folder listed before (a new folder is
- * itself an entry); none under a folder with more than MAX_ADDED_ENTRIES of them.
+ * itself an entry); none under a folder with more than MAX_ADDED_ENTRIES of them. A folder within
+ * that was listed and read again, the same folder, is not one of them when only its times or size
+ * changed (what was added to it is, by name): recorded, it would make any later path through a
+ * folder of its name ask (`lib/other.py` once one file was added to `src/lib/`).
  */
 export async function addedSince(listings: readonly FolderListing[]): Promise<string[]> {
   const added: string[] = [];
   for (const { folder, entries: before, listed } of listings) {
-    const changed: string[] = [];
+    const changed: [name: string, signed: string][] = [];
+    // The folders read again, whose own changes their entries tell.
+    const reread = new Set<string>();
     let tooMany = false;
     for (const within of listed) {
       // A folder grown past what may change holds too many changes: none of its entries is looked at.
       const after = await entriesOf(folder, within, MAX_LISTED_ENTRIES + MAX_ADDED_ENTRIES);
       if (after === "too many") tooMany = true;
+      if (typeof after === "object") reread.add(within);
       for (const [name, signed] of typeof after === "object" ? after : [])
-        if (before.get(name) !== signed)
-          changed.push(path.join(folder, name) + (signed.startsWith("d:") ? "/" : ""));
+        if (before.get(name) !== signed) changed.push([name, signed]);
       tooMany ||= changed.length > MAX_ADDED_ENTRIES;
       if (tooMany) break;
     }
-    if (!tooMany) added.push(...changed);
+    if (tooMany) continue;
+    for (const [name, signed] of changed) {
+      const now = folderOf(signed);
+      if (now !== undefined && now === folderOf(before.get(name)) && reread.has(name)) continue;
+      added.push(path.join(folder, name) + (now === undefined ? "" : "/"));
+    }
   }
   return added;
 }
