@@ -108,7 +108,7 @@ export interface IntakeResult {
 }
 
 /** What a message without files amounts to (shared: nothing in it can change). */
-const NO_FILES: IntakeResult = Object.freeze({
+export const NO_FILES: IntakeResult = Object.freeze({
   sections: Object.freeze([]),
   attachments: Object.freeze([]),
   notes: Object.freeze([]),

@@ -22,7 +22,7 @@
  * voice never speaks for them, and the session layer never reads it as a typed command.
  */
 import type { Logger } from "pino";
-import type { AttachmentIntake, IntakeResult } from "../../attachments/inbound-attachments.js";
+import { type AttachmentIntake, NO_FILES } from "../../attachments/inbound-attachments.js";
 import { type ForwardedTextAttachment, fileNote } from "../../core/attachment.js";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { isoTime } from "../../core/iso-time.js";
@@ -118,13 +118,6 @@ function ownTextOf(
 
 /** What a hand-over without a file downloads: nothing, and no note. */
 const NOTHING_DOWNLOADED: Downloaded = Object.freeze({ files: Object.freeze([]), notes: Object.freeze([]) });
-/** What a hand-over without a file reads of its files: nothing. */
-const NOTHING_READ: IntakeResult = Object.freeze({
-  sections: Object.freeze([]),
-  attachments: Object.freeze([]),
-  notes: Object.freeze([]),
-  hints: Object.freeze([]),
-});
 
 /** Download the items' files (at most the per-message count), with notes on those not saved. */
 async function downloadAll(
@@ -170,9 +163,7 @@ export async function handOver(
     .join("\n\n");
   const { text, forwarded } = ownTextOf(message, words, files.length > 0);
   const intake =
-    files.length === 0
-      ? NOTHING_READ
-      : await deps.attachments.process(files, target, String(message.from!.id));
+    files.length === 0 ? NO_FILES : await deps.attachments.process(files, target, String(message.from!.id));
   if (!signal.handingOver()) {
     deps.logger.info({ updateIds: items.map((item) => item.updateId) }, "telegram: hand-over cancelled");
     return;
