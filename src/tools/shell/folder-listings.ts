@@ -14,8 +14,9 @@
  * holding more than MAX_LISTED_ENTRIES itself is not listed (a glance, not a scan), and when more
  * than MAX_ADDED_ENTRIES of the entries listed under one folder changed, none of them is recorded
  * one by one (the folder stays recorded, as before), so one command never takes more than a tenth
- * of the workspace's capped record of downloads. The caps are far past an honest download's (an archive with a few top-level entries,
- * a list of URLs) so that hiding a download among decoys takes thousands of files.
+ * of the workspace's capped record of downloads. The caps are far past an honest download's (an
+ * archive with a few top-level entries, a list of URLs) so that hiding a download among decoys
+ * takes thousands of files.
  */
 import type { Dirent } from "node:fs";
 import { lstat, opendir } from "node:fs/promises";
