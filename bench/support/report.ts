@@ -46,7 +46,11 @@ export interface Row<F> {
   readonly ratio: number;
 }
 
-/** A subject's rows, level by level against the floor's figures. */
+/**
+ * A subject's rows, level by level against the floor's figures. The ratio is cut (not rounded) to
+ * two decimals, so a goal checked on it is the goal checked on the exact ratio: 0.4994 shows as
+ * 0.49 and does not meet 0.5.
+ */
 export function rowsFor<F extends { readonly repliesPerSecond: number }>(
   subject: string,
   ours: readonly F[],
@@ -55,7 +59,7 @@ export function rowsFor<F extends { readonly repliesPerSecond: number }>(
   return ours.map((figures, index) => ({
     subject,
     figures,
-    ratio: Number((figures.repliesPerSecond / floor[index]!.repliesPerSecond).toFixed(2)),
+    ratio: Math.floor((figures.repliesPerSecond / floor[index]!.repliesPerSecond) * 100) / 100,
   }));
 }
 
