@@ -634,6 +634,9 @@ describe("what a command adds to a folder it downloads into", () => {
     await writeFile(path.join(ws, ".git", "index"), "i\n");
     await recordDownloads(command, ws, facts, listed);
     expect(downloadExecution("git checkout main", facts.downloadedFiles)).toBeUndefined();
+    // Nor is .git itself, changed by the commit, recorded as a downloaded folder.
+    expect([...facts.downloadedFiles]).not.toContain(`${path.join(ws, ".git")}/`);
+    expect(downloadExecution("cat .git/config", facts.downloadedFiles)).toBeUndefined();
   });
 
   it("records none one by one when more than 1,000 entries changed (the folder stays recorded)", async () => {

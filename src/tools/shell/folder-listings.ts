@@ -124,7 +124,9 @@ function folderOf(signed: string | undefined): string | undefined {
  * itself an entry); none under a folder with more than MAX_ADDED_ENTRIES of them. A folder within
  * that was listed and read again, the same folder, is not one of them when only its times or size
  * changed (what was added to it is, by name): recorded, it would make any later path through a
- * folder of its name ask (`lib/other.py` once one file was added to `src/lib/`).
+ * folder of its name ask (`lib/other.py` once one file was added to `src/lib/`); nor is a `.git`
+ * folder that was there before (a `git commit` on the line rewrites it, and `cat .git/config` would
+ * ask).
  */
 export async function addedSince(listings: readonly FolderListing[]): Promise<string[]> {
   const added: string[] = [];
@@ -146,7 +148,9 @@ export async function addedSince(listings: readonly FolderListing[]): Promise<st
     if (tooMany) continue;
     for (const [name, signed] of changed) {
       const now = folderOf(signed);
-      if (now !== undefined && now === folderOf(before.get(name)) && reread.has(name)) continue;
+      // `.git`, never read into, is left the same way: git rewrites it as it works.
+      const unchanged = reread.has(name) || path.basename(name) === ".git";
+      if (now !== undefined && now === folderOf(before.get(name)) && unchanged) continue;
       added.push(path.join(folder, name) + (now === undefined ? "" : "/"));
     }
   }
