@@ -90,7 +90,7 @@ export class InboundDedupe {
    * with the delivery's other writes (several processes: an offer of the delivery's input).
    */
   marksOf(keys: readonly string[]): StoreWrite[] {
-    const at = new Date().toISOString();
+    const at = isoTime(new Date());
     return dedupeKeysOf(keys).map((key) => ({
       namespace: "dedupe",
       key: storageKey(key),
@@ -114,7 +114,7 @@ export class InboundDedupe {
    * A delivery without keys cannot be deduplicated and is always new.
    */
   async firstSeen(keys: readonly string[]): Promise<boolean> {
-    const at = new Date().toISOString();
+    const at = isoTime(new Date());
     const unique = dedupeKeysOf(keys);
     const fresh = await this.writingKeys(unique, () =>
       Promise.all(unique.map((key) => this.space.setIfAbsent(storageKey(key), at, this.ttlMs))),
