@@ -110,7 +110,7 @@ describe("an approved send_file", () => {
     await symlink(path.join(ws, "hr/salaries.txt"), path.join(ws, "report.txt"));
     const { card, result } = await approvedUpload("report.txt");
     expect(card?.summary).toBe(
-      'Upload hr/salaries.txt (report.txt leads there) as "salaries.txt" (15 B) into this conversation',
+      'Upload hr/salaries.txt (report\\.txt leads there) as "salaries.txt" (15 B) into this conversation',
     );
     expect(result).toBe("Uploaded hr/salaries.txt to this thread.");
     expect(messenger.files).toEqual([{ name: "salaries.txt", content: "everyone's pay\n" }]);

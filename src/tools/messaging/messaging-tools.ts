@@ -10,7 +10,9 @@
  * upload — its workspace path after links are resolved, the name people will see, its size — and
  * carries a fingerprint of that path, name and the file's bytes (read through the same confined,
  * held-open read the upload uses). An approved upload runs only while that is unchanged: the engine
- * checks it just before the run, and the run checks the bytes it is about to upload once more.
+ * checks it just before the run, and the run checks the bytes it is about to upload once more. The
+ * path as the model wrote it and the caption are the model's words, shown as literal text, the
+ * caption below the card's line rather than on it.
  */
 import path from "node:path";
 import { z } from "zod";
@@ -122,6 +124,9 @@ async function planUpload(
 /** Longest channel shown on send_message's card, in characters. */
 const CHANNEL_SHOWN_MAX = 120;
 
+/** Longest path as the model wrote it shown on send_file's card, in characters. */
+const PATH_SHOWN_MAX = 200;
+
 /**
  * The channel a send_message card names, as one line of literal text (the argument is the model's:
  * Slack's `<#C…|label>` form alone carries any label, line breaks included): the channel the
@@ -213,19 +218,25 @@ export function createMessagingTools(options: MessagingToolsOptions) {
       }
     },
     async preview(args, context): Promise<ToolPreview> {
-      const caption = args.caption ? ` — "${args.caption}"` : "";
+      // The caption is the model's text: on the card's own line it could write lines of the card.
+      const caption = args.caption ? ", with the caption below" : "";
+      const detail = args.caption
+        ? { detail: { kind: "text", text: markdownLiteral(args.caption) } as const }
+        : {};
       try {
         const paths = options.workspace.forRequest(context.request);
         const plan = await withWorkspaceFile(paths, args.path, (opened, info, file) =>
           planUpload(opened, info, file, maxFileBytes),
         );
-        const linked = plan.shown === args.path ? "" : ` (${args.path} leads there)`;
+        const asked = markdownLiteral(clipLine(args.path, PATH_SHOWN_MAX));
+        const linked = plan.shown === args.path ? "" : ` (${asked} leads there)`;
         const what = `${plan.shown}${linked} as "${plan.name}" (${formatBytes(plan.size)})`;
         return {
           summary:
             plan.refusal === undefined
               ? `Upload ${what} into this conversation${caption}`
               : `Upload ${what} — will fail: ${plan.refusal}`,
+          ...detail,
           fingerprint: plan.fingerprint,
         };
       } catch (error) {
