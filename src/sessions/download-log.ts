@@ -31,8 +31,22 @@
  * process, after a restart) finds it; nothing is appended after it. (A build before the cap reads
  * the mark as a file name no command can spell: it neither heeds it nor stops at the cap.) Only an
  * operator removes a log's keys (README.md, "downloaded code"): the mark is never removed here.
+ * Keys. Each key names its log by its id — `dl:<id>:<n>`, `dlsnap:<id>:<k>`, `dlhead:<id>`,
+ * `dlfolded:<id>` — unless the store would refuse that key (checkKey, store/keyv-space.ts: longer
+ * than MAX_KEY_LENGTH, 200 characters on every backend, or holding a lone surrogate): then it names
+ * the log by the SHA-256 of its id (UTF-8, 64 hex digits) after its kind and a `#`, `dl#<hex>:<n>`,
+ * `dlsnap#<hex>:<k>`, `dlhead#<hex>`, `dlfolded#<hex>` (under 100 characters). A workspace's id
+ * holds its root (workspace-downloads.ts), so a root of some 180 characters or more has such keys
+ * (builds before named logs by id only: from 191 characters every read of the record threw, and
+ * no session on the workspace could load; from 188 its snapshots failed). The choice is made key by
+ * key, so every key the store took before is the same key now (a record stored by an earlier build
+ * reads as it is), and a log whose id is near the limit may have plain keys for its early pages and
+ * digest keys for its later ones (`dl:<id>:9`, then `dl#<hex>:10`). A `#` right after the kind is
+ * where a plain key has its `:`, so no digest key is ever a plain one, whatever the ids.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
+import { checkKey } from "../store/keyv-space.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, StoredDataError, toVersioned } from "../store/versioned.js";
 
@@ -56,22 +70,42 @@ const foldedSchema = z.object({ into: z.string(), next: z.number().int().nonnega
 
 /** Key of page `index` of a download log. */
 export function downloadPageKey(logId: string, index: number): string {
-  return `dl:${logId}:${index}`;
+  return logKey("dl", logId, `:${index}`);
 }
 
 /** Key of the snapshot holding every file of a log's pages before `upTo`. */
 export function downloadSnapshotKey(logId: string, upTo: number): string {
-  return `dlsnap:${logId}:${upTo}`;
+  return logKey("dlsnap", logId, `:${upTo}`);
 }
 
 /** Key naming a log's latest snapshot. */
 export function downloadHeadKey(logId: string): string {
-  return `dlhead:${logId}`;
+  return logKey("dlhead", logId, "");
 }
 
 /** Key of the mark saying every file of a log's pages before one is stored in another (the one it names). */
 export function downloadFoldedKey(logId: string): string {
-  return `dlfolded:${logId}`;
+  return logKey("dlfolded", logId, "");
+}
+
+/**
+ * The key of kind `kind` of the log `logId`, `tail` after it: `<kind>:<logId><tail>` when the store
+ * takes it, else `<kind>#<SHA-256 of logId><tail>` (see the module comment).
+ */
+function logKey(kind: string, logId: string, tail: string): string {
+  const plain = `${kind}:${logId}${tail}`;
+  if (storable(plain)) return plain;
+  return `${kind}#${createHash("sha256").update(logId, "utf8").digest("hex")}${tail}`;
+}
+
+/** Whether the store takes `key`: checkKey, which every store call runs, does not refuse it. */
+function storable(key: string): boolean {
+  try {
+    checkKey("sessions", key);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What a read of a log found from some page on. */

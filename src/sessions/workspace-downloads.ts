@@ -5,7 +5,8 @@
  * downloaded is there for the next: the thread's session after "new" (which anyone in a shared
  * thread may type), or another conversation's. The rule that running a downloaded file needs a
  * person (engine/permissions/download-execution.ts) therefore reads one record per workspace, keyed
- * by its root (`dl:ws:<root>:<n>`, download-log.ts), and every live session of this process holds
+ * by its root (`dl:ws:<root>:<n>`, or `dl#<SHA-256 of ws:<root>>:<n>` where that key would be too
+ * long for the store: download-log.ts), and every live session of this process holds
  * the same set. The set is read from the store once; with several processes writing the record, it
  * is read again for what the others added whenever this process takes a session's lease to run its
  * turns (lease-gate.ts: every turn and every pressed or typed control runs under it). Sessions
