@@ -1,5 +1,6 @@
 /**
  * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
+ * the url taken as the URL parser reads it, so what is judged and shown is what is fetched,
  * within size and time limits, fenced as untrusted web content (untrusted-page.ts); what it says
  * of a response in its own words — a saved file's status and type, a redirect it refused — names
  * checked facts only, never the server's free text (response-facts.ts). Every hop —
@@ -58,8 +59,22 @@ export interface WebFetchOptions {
   readonly userAgent?: string;
 }
 
+/**
+ * `raw` as the URL parser reads it (its serialisation), or as written when it is no URL (the call
+ * refuses it). The parser drops tabs and line breaks anywhere and decodes a host's escapes, so
+ * "https://paste\nbin%2ecom/" fetches pastebin.com: the permission engine (hard-deny patterns, a
+ * grant's domain) and the card must see the URL fetched, never the model's spelling of it.
+ */
+function parsedUrlText(raw: string): string {
+  try {
+    return new URL(raw).href;
+  } catch {
+    return raw;
+  }
+}
+
 const webFetchSchema = z.object({
-  url: z.string().min(1).describe("The http(s) URL to fetch"),
+  url: z.string().min(1).overwrite(parsedUrlText).describe("The http(s) URL to fetch"),
   save_to: z
     .string()
     .min(1)
