@@ -16,16 +16,17 @@
  * The record is bounded, and fails closed: a prompt-injected model could download without end
  * (wget -r, curl URL globs record many names a command), and every process holds the set for every
  * session on the workspace, the store keeps it, and the rule that reads it (engine/permissions/
- * download-execution.ts) goes over it on every call. So at `maxFiles` (MAX_DOWNLOADED_FILES, beside
- * that rule, which asks before a command would take the record past it) the
- * set stops growing: a file past it is not added, the set takes DOWNLOAD_RECORD_FULL instead (the
- * rule then asks a person for every shell command, at once in this process), and the mark is
- * written to the log, a page's only entry, after the files pending; once it is stored, or read from
- * the log, nothing more is written. The cap is checked again before each page is claimed, on the
- * set, which then holds every file of the pages before that one and those pending: a writer whose
- * set another writer's pages took past the cap writes the mark in place of its pending files (the
- * mark stands for them). So the log holds at most `maxFiles` files whatever the number of writers,
- * and two racing at the cap both end full, neither losing a file (it is stored, or under the mark).
+ * download-execution.ts) goes over it on every call. So at MAX_DOWNLOADED_FILES (beside that rule,
+ * which asks before a command would take the record past it: the two must agree, so the cap is no
+ * setting) the set stops growing: a file past it is not added, the set takes DOWNLOAD_RECORD_FULL
+ * instead (the rule then asks a person for every shell command, at once in this process), and the
+ * mark is written to the log, a page's only entry, after the files pending; once it is stored, or
+ * read from the log, nothing more is written. The cap is checked again before each page is
+ * claimed, on the set, which then holds every file of the pages before that one and those pending:
+ * a writer whose set another writer's pages took past the cap writes the mark in place of its
+ * pending files (the mark stands for them). So the log holds at most MAX_DOWNLOADED_FILES files
+ * whatever the number of writers, and two racing at the cap both end full, neither losing a file
+ * (it is stored, or under the mark).
  * Until the mark is stored, the files it stands for stay pending as any file does (a failed write
  * is tried again). Nothing here clears the mark: an operator does (README.md, "downloaded code").
  */
@@ -60,22 +61,13 @@ export class DownloadedFiles extends Set<string> {
     private readonly log: DownloadLog,
     private readonly logId: string,
     private readonly logger: Logger,
-    private readonly maxFiles: number,
   ) {
     super();
   }
 
-  /**
-   * The files of the log `logId`, none read yet (`catchUp` reads them); `maxFiles`: how many it
-   * holds before it is full (see the module comment).
-   */
-  static fresh(
-    log: DownloadLog,
-    logId: string,
-    logger: Logger,
-    maxFiles = MAX_DOWNLOADED_FILES,
-  ): DownloadedFiles {
-    return new DownloadedFiles(log, logId, logger, maxFiles);
+  /** The files of the log `logId`, none read yet (`catchUp` reads them). */
+  static fresh(log: DownloadLog, logId: string, logger: Logger): DownloadedFiles {
+    return new DownloadedFiles(log, logId, logger);
   }
 
   /** Whether the record is full: it holds DOWNLOAD_RECORD_FULL, and takes no more files. */
@@ -86,7 +78,7 @@ export class DownloadedFiles extends Set<string> {
   /** Add a file; a new one is written to the log, or past the cap the full mark (see the module comment). */
   override add(file: string): this {
     if (this.has(file) || this.full) return this;
-    if (this.size >= this.maxFiles) this.fill();
+    if (this.size >= MAX_DOWNLOADED_FILES) this.fill();
     else {
       super.add(file);
       this.pending.push(file);
@@ -120,7 +112,7 @@ export class DownloadedFiles extends Set<string> {
   private fill(): void {
     if (this.full) return;
     super.add(DOWNLOAD_RECORD_FULL);
-    this.logger.error({ logId: this.logId, maxFiles: this.maxFiles }, FULL_NOTICE);
+    this.logger.error({ logId: this.logId, maxFiles: MAX_DOWNLOADED_FILES }, FULL_NOTICE);
   }
 
   /**
@@ -158,7 +150,7 @@ export class DownloadedFiles extends Set<string> {
         while (this.unwritten) {
           // The set holds every file of the pages before `at` and those pending: past the cap, the
           // log would be too, so the mark goes instead of them; else they go first, then the mark.
-          const over = this.size - (this.full ? 1 : 0) > this.maxFiles;
+          const over = this.size - (this.full ? 1 : 0) > MAX_DOWNLOADED_FILES;
           if (over) this.fill();
           const marking = over || this.pending.length === 0;
           const page = marking ? [DOWNLOAD_RECORD_FULL] : this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
@@ -214,6 +206,6 @@ export class DownloadedFiles extends Set<string> {
     if (this.full) this.fullStored ||= pages.files.includes(DOWNLOAD_RECORD_FULL);
     // Past the cap only through other writers' pages (adds stop at it): full all the same (the
     // write under way, or the catch-up's, stores the mark).
-    else if (this.size > this.maxFiles) this.fill();
+    else if (this.size > MAX_DOWNLOADED_FILES) this.fill();
   }
 }

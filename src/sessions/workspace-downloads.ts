@@ -28,7 +28,6 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import type { DownloadLog } from "./download-log.js";
-import { MAX_DOWNLOADED_FILES } from "../engine/permissions/download-execution.js";
 import { DownloadedFiles } from "./downloaded-files.js";
 
 /** The id of the download log of the workspace whose root is `root`. */
@@ -45,18 +44,14 @@ export class WorkspaceDownloads {
   /** The id of the workspace's record. */
   private readonly logId: string;
 
-  /**
-   * `root`: the workspace's root, as configured; `maxFiles`: how many files the record holds before
-   * it is full (downloaded-files.ts).
-   */
+  /** `root`: the workspace's root, as configured. */
   constructor(
     private readonly log: DownloadLog,
     root: string,
     private readonly logger: Logger,
-    maxFiles = MAX_DOWNLOADED_FILES,
   ) {
     this.logId = workspaceDownloadLogId(root);
-    this.files = DownloadedFiles.fresh(log, this.logId, logger, maxFiles);
+    this.files = DownloadedFiles.fresh(log, this.logId, logger);
   }
 
   /** The workspace's files, read from the store the first time. */

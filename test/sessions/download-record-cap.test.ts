@@ -4,8 +4,8 @@
  * in the log, nothing appended after it — and from then on every shell command asks a person,
  * also one naming no file ever downloaded, also decided with a step's copy of the set; the mark is
  * read back after a restart; and two processes on one redis-server racing past the cap both end
- * full, with neither's file lost (it is in the log, or the mark stands for it). A small cap is
- * given to the record as the service gives it the default.
+ * full, with neither's file lost (it is in the log, or the mark stands for it). The cap is the
+ * service's own (MAX_DOWNLOADED_FILES): each test starts from a record stored near it (`stored`).
  */
 import os from "node:os";
 import path from "node:path";
@@ -13,7 +13,10 @@ import pino from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool, ok } from "../../src/core/tool.js";
-import { DOWNLOAD_RECORD_FULL } from "../../src/engine/permissions/download-execution.js";
+import {
+  DOWNLOAD_RECORD_FULL,
+  MAX_DOWNLOADED_FILES,
+} from "../../src/engine/permissions/download-execution.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { stepDownloadedFiles } from "../../src/engine/permissions/step-downloads.js";
@@ -26,7 +29,7 @@ import { openStore, tempDir } from "./helpers/harness.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
 
 const SILENT = pino({ level: "silent" });
-const CAP = 3;
+const CAP = MAX_DOWNLOADED_FILES;
 
 const shell = defineTool({
   name: "run_command",
@@ -59,6 +62,16 @@ function curlOf(count: number, prefix = "f"): string {
   return `curl ${outputs.join(" ")} https://x.test/x`;
 }
 
+/**
+ * Store `count` files (named `root/old/<n>.sh`) as page 0 of the workspace `root`'s record, as
+ * earlier downloads did; with more than the cap, as a writer with a larger one (another build)
+ * or several racing past it would have.
+ */
+async function stored(space: KeyValueSpace, root: string, count: number): Promise<void> {
+  const files = Array.from({ length: count }, (_, i) => path.join(root, "old", `${i}.sh`));
+  expect(await new DownloadLog(space).claim(workspaceDownloadLogId(root), 0, files)).toBe(true);
+}
+
 /** The stored page `index` of the workspace `root`'s record (its files), undefined when none. */
 async function page(space: KeyValueSpace, root: string, index: number): Promise<string[] | undefined> {
   const raw = await space.get<{ data: { files: string[] } }>(
@@ -72,8 +85,8 @@ describe("a workspace's record of downloaded files, at its cap", () => {
     const root = tempDir();
     const store = await openStore(tempDir());
     const space = store.space("sessions");
-    const log = new DownloadLog(space);
-    const files = await new WorkspaceDownloads(log, root, SILENT, CAP).current();
+    await stored(space, root, CAP - 3);
+    const files = await new WorkspaceDownloads(new DownloadLog(space), root, SILENT).current();
     const facts = { downloadedFiles: files };
     await recordDownloads(curlOf(2), root, facts);
     await files.written();
@@ -101,36 +114,38 @@ describe("a workspace's record of downloaded files, at its cap", () => {
     expect(decided("bash z.sh", step(1)).action).toBe("ask");
 
     // Stored: the files that fit, then the mark alone, and nothing after it.
-    expect(await page(space, root, 1)).toEqual([path.join(root, "dl", "g-0.sh")]);
-    expect(await page(space, root, 2)).toEqual([DOWNLOAD_RECORD_FULL]);
+    expect(await page(space, root, 2)).toEqual([path.join(root, "dl", "g-0.sh")]);
+    expect(await page(space, root, 3)).toEqual([DOWNLOAD_RECORD_FULL]);
     await recordDownloads(curlOf(3, "h"), root, facts);
     await files.written();
     expect(files.size).toBe(CAP + 1);
-    expect(await page(space, root, 3)).toBeUndefined();
+    expect(await page(space, root, 4)).toBeUndefined();
     await store.close();
   });
 
-  it("is still full after a restart: the mark is read back from the store, whatever the cap", async () => {
+  it("is still full after a restart: the mark is read back from the store", async () => {
     const root = tempDir();
     const dataDir = tempDir();
     const first = await openStore(dataDir);
+    await stored(first.space("sessions"), root, CAP - 1);
     const filled = await new WorkspaceDownloads(
       new DownloadLog(first.space("sessions")),
       root,
       SILENT,
-      CAP,
     ).current();
-    await recordDownloads(curlOf(CAP + 1), root, { downloadedFiles: filled });
+    await recordDownloads(curlOf(2), root, { downloadedFiles: filled });
     await filled.written();
+    expect(filled.full).toBe(true);
     await first.close();
 
     const second = await openStore(dataDir);
-    // The service's own cap, far above what the record holds: only the stored mark makes it full.
+    // The record holds the cap's files, no more: only the stored mark makes it full.
     const files = await new WorkspaceDownloads(
       new DownloadLog(second.space("sessions")),
       root,
       SILENT,
     ).current();
+    expect(files.size).toBe(CAP + 1);
     expect(decided("bash never-downloaded.sh", files).action).toBe("ask");
     expect(files.full).toBe(true);
     await second.close();
@@ -140,17 +155,14 @@ describe("a workspace's record of downloaded files, at its cap", () => {
     const root = tempDir();
     const store = await openStore(tempDir());
     const space = store.space("sessions");
-    // A writer with a larger cap (another build, or a config) stored more than this one holds.
-    const wider = await new WorkspaceDownloads(new DownloadLog(space), root, SILENT, 1_000).current();
-    await recordDownloads(curlOf(CAP + 2), root, { downloadedFiles: wider });
-    await wider.written();
+    // Another writer (a build with a larger cap) stored more than the cap.
+    await stored(space, root, CAP + 2);
 
-    const files = await new WorkspaceDownloads(new DownloadLog(space), root, SILENT, CAP).current();
+    const files = await new WorkspaceDownloads(new DownloadLog(space), root, SILENT).current();
     expect(files.full).toBe(true);
     // Written by the catch-up itself, with no add or save to start it.
     await vi.waitFor(async () => expect(await page(space, root, 1)).toEqual([DOWNLOAD_RECORD_FULL]));
-    await wider.catchUp();
-    expect(decided("bash never-downloaded.sh", wider).action).toBe("ask");
+    expect((await new DownloadLog(space).read(workspaceDownloadLogId(root))).next).toBe(2);
     await store.close();
   });
 
@@ -164,7 +176,8 @@ describe("a workspace's record of downloaded files, at its cap", () => {
         createStore({ url: redis.url, dataDir: os.tmpdir() }),
       ]);
       const spaceA = storeA.space("sessions");
-      const a = await new WorkspaceDownloads(new DownloadLog(spaceA), root, SILENT, CAP).current();
+      await stored(spaceA, root, CAP - 3);
+      const a = await new WorkspaceDownloads(new DownloadLog(spaceA), root, SILENT).current();
       a.add("/ws-race/one.sh");
       a.add("/ws-race/two.sh");
       await a.written();
@@ -172,7 +185,6 @@ describe("a workspace's record of downloaded files, at its cap", () => {
         new DownloadLog(storeB.space("sessions")),
         root,
         SILENT,
-        CAP,
       ).current();
       // One file short of the cap, each adds its own: each fits in its own set, not both in the log.
       a.add("/ws-race/from-a.sh");
@@ -183,15 +195,15 @@ describe("a workspace's record of downloaded files, at its cap", () => {
       await Promise.all([a.catchUp(), b.catchUp()]);
       for (const files of [a, b]) expect(decided("bash anything.sh", files).action).toBe("ask");
 
-      const stored = await new WorkspaceDownloads(new DownloadLog(spaceA), root, SILENT, 1_000).current();
-      expect(decided("bash anything.sh", stored).action).toBe("ask");
-      const kept = [...stored].filter((file) => file !== DOWNLOAD_RECORD_FULL);
+      const read = await new WorkspaceDownloads(new DownloadLog(spaceA), root, SILENT).current();
+      expect(decided("bash anything.sh", read).action).toBe("ask");
+      const kept = [...read].filter((file) => file !== DOWNLOAD_RECORD_FULL);
       expect(kept.length).toBeLessThanOrEqual(CAP);
       expect(kept).toEqual(expect.arrayContaining(["/ws-race/one.sh", "/ws-race/two.sh"]));
       // The mark is the log's last page: nothing was appended after it.
-      expect(await page(spaceA, root, 1)).toEqual([expect.stringMatching(/^\/ws-race\/from-[ab]\.sh$/)]);
-      expect(await page(spaceA, root, 2)).toEqual([DOWNLOAD_RECORD_FULL]);
-      expect(await page(spaceA, root, 3)).toBeUndefined();
+      expect(await page(spaceA, root, 2)).toEqual([expect.stringMatching(/^\/ws-race\/from-[ab]\.sh$/)]);
+      expect(await page(spaceA, root, 3)).toEqual([DOWNLOAD_RECORD_FULL]);
+      expect(await page(spaceA, root, 4)).toBeUndefined();
       await Promise.all([storeA.close(), storeB.close()]);
     });
   });
