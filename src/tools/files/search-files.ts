@@ -44,6 +44,12 @@ export interface SearchFilesOptions {
   readonly jsLimits?: JsSearchLimits;
 }
 
+/**
+ * Longest pattern accepted: the JS engine compiles it on the event loop, and RE2JS took 1.5 s over
+ * a 44,000-character one (search-js.ts bounds what a compiled pattern costs per line).
+ */
+const MAX_PATTERN_CHARS = 1000;
+
 /** Longest glob accepted. */
 const MAX_GLOB_CHARS = 200;
 /** Most wildcards (`*` runs, `?`, `[`, `{`) in a glob. */
@@ -52,7 +58,11 @@ const MAX_GLOB_WILDCARDS = 16;
 const wildcardCount = (glob: string): number => glob.match(/\*+|[?[{]/g)?.length ?? 0;
 
 const searchFilesSchema = z.object({
-  pattern: z.string().min(1).describe("Regular expression to search for"),
+  pattern: z
+    .string()
+    .min(1)
+    .max(MAX_PATTERN_CHARS, `a pattern has at most ${MAX_PATTERN_CHARS} characters`)
+    .describe("Regular expression to search for"),
   path: z.string().min(1).optional().describe("Directory or file to search (default: the workspace root)"),
   glob: z
     .string()

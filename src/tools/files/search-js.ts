@@ -3,8 +3,9 @@
  * with the same skips and glob meaning (.gitignore is not read) that cannot stall the service.
  * Patterns run on RE2JS, a linear-time engine with ripgrep's syntax (no backreferences or
  * lookaround), so `(a+)+$` cannot backtrack; globs run on it too (search-glob.ts). Only the first
- * `maxLineChars` of a line are matched; the walk yields to the event loop every few milliseconds
- * and gives up after a time limit.
+ * `maxLineChars` of a line are matched, fewer for a pattern that compiles large, whose work per
+ * character grows with its size (LINE_WORK); the walk yields to the event loop every few
+ * milliseconds and gives up after a time limit.
  * Files open relative to their checked directory (anchored-fs.ts); credential files and hidden
  * paths (the service's own, other conversations' uploads) are skipped.
  */
@@ -28,6 +29,16 @@ export interface JsSearchLimits {
   readonly sliceMs?: number;
 }
 
+/**
+ * Most work of one line's test, as characters seen × the pattern's compiled instructions: RE2JS's
+ * time grows with both, and a short pattern can compile to thousands (ten alternatives of
+ * `[\p{L}\p{N}]{1000}x` took 14 s on a 10,000-character line, a call nothing interrupts).
+ */
+const LINE_WORK = 1_000_000;
+
+/** Fewest characters of a line a pattern must be able to see; a larger pattern is refused. */
+const MIN_SEEN_CHARS = 100;
+
 function compile(pattern: string): RE2JS {
   try {
     return RE2JS.compile(pattern);
@@ -36,12 +47,22 @@ function compile(pattern: string): RE2JS {
   }
 }
 
+/** How many characters of a line `regex` sees: `maxLineChars`, fewer for a large pattern; refused when too few. */
+function seenChars(regex: RE2JS, maxLineChars: number): number {
+  const chars = Math.min(maxLineChars, Math.floor(LINE_WORK / regex.programSize()));
+  if (chars < MIN_SEEN_CHARS)
+    throw new SearchQueryError(
+      `the pattern is too large to search with (${regex.programSize()} compiled steps); simplify it, e.g. fewer alternatives or smaller {n} repeats`,
+    );
+  return chars;
+}
+
 /** Search with a JS walk over the files (no .gitignore support). */
 export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = {}): Promise<SearchMatch[]> {
-  const maxLineChars = limits.maxLineChars ?? 10_000;
   const timeLimitMs = limits.timeLimitMs ?? 30_000;
   const sliceMs = limits.sliceMs ?? 10;
   const regex = compile(query.pattern);
+  const maxLineChars = seenChars(regex, limits.maxLineChars ?? 10_000);
   const isMatch = query.glob ? globMatcher(query.glob) : () => true;
   const matches: SearchMatch[] = [];
   const { target } = query;
