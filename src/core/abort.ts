@@ -56,8 +56,8 @@ export class StopSwitch implements Stoppable {
  * Settle `resolve`/`reject` with the promise's outcome as a Raced value: its value, or
  * `{aborted: true}` when it rejects after `stop` aborted (the work was abandoned); a rejection
  * before the abort is passed on. The one place that knows how an outcome settles. It takes the
- * caller's own resolvers instead of returning a promise, so a caller that already builds one
- * promise per read (a model's stream of many events) makes no second one.
+ * caller's own resolvers instead of returning a promise, so a caller that builds its own promise
+ * (to settle on the stop as well) makes no second one.
  */
 function settleOutcome<T>(
   promise: Promise<T>,
@@ -99,30 +99,40 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-/** An iterator's results raced against a stop (see `abortableReader`). */
-export interface AbortableReader<T> {
-  /** The source's next result, or `{aborted: true}` as soon as the stop comes. */
-  next(): Promise<Raced<IteratorResult<T>>>;
-  /** Stop listening for the stop (call when done reading). */
-  close(): void;
+/**
+ * Read `source` to its end, handing each value to `each`, the whole read raced against `stop`:
+ * settles with `{aborted: true}` as soon as the stop comes, and no value is handed on after it. One
+ * race for the read rather than one per value (a model's stream of many deltas would otherwise make
+ * a promise and a listener per delta). A failure of the source after the stop is swallowed.
+ */
+export function readAbortable<T>(
+  source: AsyncIterator<T>,
+  stop: Stoppable,
+  each: (value: T) => void,
+): Promise<Raced<void>> {
+  if (stop.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const unlisten = stop.onStop(() => resolve(ABORTED));
+    settleOutcome(
+      readAll(source, stop, each),
+      stop,
+      (raced) => {
+        unlisten();
+        resolve(raced);
+      },
+      (error) => {
+        unlisten();
+        reject(error);
+      },
+    );
+  });
 }
 
-/**
- * Read `source` racing each result against `stop`, like `raceAbort` on every `next()`, with one
- * stop listener for the whole read: a model's stream of many deltas would otherwise add and remove
- * a listener per delta. A rejection of a result after the stop is swallowed.
- */
-export function abortableReader<T>(source: AsyncIterator<T>, stop: Stoppable): AbortableReader<T> {
-  let wake: ((raced: Raced<IteratorResult<T>>) => void) | undefined;
-  const close = stop.onStop(() => wake?.(ABORTED));
-  return {
-    next() {
-      return new Promise((resolve, reject) => {
-        wake = resolve;
-        settleOutcome(source.next(), stop, resolve, reject);
-        if (stop.aborted) resolve(ABORTED);
-      });
-    },
-    close,
-  };
+async function readAll<T>(
+  source: AsyncIterator<T>,
+  stop: Stoppable,
+  each: (value: T) => void,
+): Promise<void> {
+  for (let next = await source.next(); !next.done && !stop.aborted; next = await source.next())
+    each(next.value);
 }

@@ -11,7 +11,7 @@
  * (its output limit, the provider's content filter) gets a notice saying so (cutOffNotice), so it never passes for
  * complete.
  */
-import { type AbortableReader, abortableReader } from "../core/abort.js";
+import { readAbortable } from "../core/abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound, type OutboundMemo } from "./outbound.js";
 import { type CallImages, prepareMedia } from "./outbound-media.js";
@@ -85,7 +85,6 @@ async function streamOnce(
   let text = "";
   let finished: Extract<ProviderStreamEvent, { type: "step-finished" }> | undefined;
   let iterator: AsyncIterator<ProviderStreamEvent> | undefined;
-  let reader: AbortableReader<ProviderStreamEvent> | undefined;
   try {
     iterator = provider
       .stream({
@@ -98,11 +97,7 @@ async function streamOnce(
         },
       })
       [Symbol.asyncIterator]();
-    reader = abortableReader(iterator, ctx);
-    for (;;) {
-      const next = await reader.next();
-      if (next.aborted || next.value.done) break;
-      const event = next.value.value;
+    await readAbortable(iterator, ctx, (event) => {
       if (event.type === "text-delta") {
         text += event.delta;
         ctx.emit({ type: "text-delta", delta: event.delta });
@@ -111,7 +106,7 @@ async function streamOnce(
       } else {
         finished = event;
       }
-    }
+    });
     if (!ctx.aborted && !finished)
       throw new ProviderError("incomplete", "The model's reply ended before it finished. Try again.");
   } catch (error) {
@@ -132,7 +127,6 @@ async function streamOnce(
       return { kind: "failed" };
     }
   } finally {
-    reader?.close();
     if (ctx.aborted) iterator?.return?.().catch(() => undefined);
   }
   if (ctx.aborted || !finished) {

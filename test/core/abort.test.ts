@@ -1,12 +1,12 @@
 /**
  * Stopping a turn (StopSwitch, whose AbortSignal is made only when asked for) and racing work
- * against it: a single promise (raceAbort) or a model's stream (abortableReader). Every result
+ * against it: a single promise (raceAbort) or a model's stream (readAbortable). Every result
  * passes until the abort, which ends the wait at once even while the work goes on; listeners are
  * not left behind, and a failure after the abort is no one's error.
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { abortableReader, raceAbort, StopSwitch } from "../../src/core/abort.js";
+import { raceAbort, readAbortable, StopSwitch } from "../../src/core/abort.js";
 import { deferred } from "../support/deferred.js";
 
 /** An iterator whose results the test settles by hand, in order. */
@@ -90,57 +90,67 @@ describe("StopSwitch", () => {
   });
 });
 
-describe("abortableReader", () => {
-  it("passes every result through with one stop listener for the whole read", async () => {
+/** Let every pending promise callback run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("readAbortable", () => {
+  it("hands every value on with one stop listener for the whole read, removed at its end", async () => {
     const stop = new StopSwitch();
     const { iterator, pending } = manualSource<string>();
     const listen = vi.spyOn(stop, "onStop");
-    const reader = abortableReader(iterator, stop);
+    const seen: string[] = [];
+    const read = readAbortable(iterator, stop, (value) => seen.push(value));
     for (const value of ["a", "b", "c"]) {
-      const next = reader.next();
       pending.shift()!.resolve({ done: false, value });
-      expect(await next).toEqual({ aborted: false, value: { done: false, value } });
+      await settle();
     }
-    const last = reader.next();
     pending.shift()!.resolve({ done: true, value: undefined });
-    expect(await last).toEqual({ aborted: false, value: { done: true, value: undefined } });
+    expect(await read).toEqual({ aborted: false, value: undefined });
+    expect(seen).toEqual(["a", "b", "c"]);
     expect(listen).toHaveBeenCalledTimes(1);
-    reader.close();
+    const unlisten = listen.mock.results[0]!.value as () => boolean;
+    expect(unlisten()).toBe(false); // already removed when the read ended
   });
 
-  it("stops listening when closed", async () => {
+  it("ends as soon as the switch stops, hands on nothing after, reads no further and swallows a later failure", async () => {
     const stop = new StopSwitch();
     const { iterator, pending } = manualSource<string>();
-    const reader = abortableReader(iterator, stop);
-    const next = reader.next();
-    reader.close();
+    const seen: string[] = [];
+    const read = readAbortable(iterator, stop, (value) => seen.push(value));
+    pending.shift()!.resolve({ done: false, value: "a" });
+    await settle();
     stop.stop();
+    expect(await read).toEqual({ aborted: true });
     pending.shift()!.resolve({ done: false, value: "late" });
-    // Closed before the stop: the pending read is not ended by it, and settles with the source.
-    expect(await next).toEqual({ aborted: false, value: { done: false, value: "late" } });
+    await settle();
+    expect(seen).toEqual(["a"]);
+    expect(pending).toHaveLength(0);
+
+    const again = new StopSwitch();
+    const failing = manualSource<string>();
+    const failed = readAbortable(failing.iterator, again, () => undefined);
+    again.stop();
+    expect(await failed).toEqual({ aborted: true });
+    failing.pending.shift()!.reject(new Error("socket closed after the abort"));
+    await settle();
   });
 
-  it("ends a waiting read as soon as the switch stops, and swallows the source's later failure", async () => {
+  it("does not read a source whose switch has already stopped", async () => {
     const stop = new StopSwitch();
-    const { iterator, pending } = manualSource<string>();
-    const reader = abortableReader(iterator, stop);
-    const next = reader.next();
     stop.stop();
-    expect(await next).toEqual({ aborted: true });
-    pending.shift()!.reject(new Error("socket closed after the abort"));
-    expect(await reader.next()).toEqual({ aborted: true });
-    pending.shift()!.reject(new Error("and again"));
-    await new Promise((resolve) => setImmediate(resolve));
-    reader.close();
+    const { iterator, pending } = manualSource<string>();
+    expect(await readAbortable(iterator, stop, () => undefined)).toEqual({ aborted: true });
+    expect(pending).toHaveLength(0);
   });
 
-  it("passes a failure that came before any stop", async () => {
+  it("passes a failure that came before any stop, and stops listening", async () => {
     const stop = new StopSwitch();
     const { iterator, pending } = manualSource<string>();
-    const reader = abortableReader(iterator, stop);
-    const next = reader.next();
+    const listen = vi.spyOn(stop, "onStop");
+    const read = readAbortable(iterator, stop, () => undefined);
     pending.shift()!.reject(new Error("model went away"));
-    await expect(next).rejects.toThrow("model went away");
-    reader.close();
+    await expect(read).rejects.toThrow("model went away");
+    const unlisten = listen.mock.results[0]!.value as () => boolean;
+    expect(unlisten()).toBe(false);
   });
 });
