@@ -103,6 +103,18 @@ describe("send_message", () => {
   });
 });
 
+describe("send_message's card", () => {
+  it("shows the message as literal text, so a link's words cannot hide where it leads", async () => {
+    const [sendMessage] = tools();
+    const text = "Please log in again: [https://company.example/login](https://evil.example/phish)";
+    const preview = await sendMessage.preview?.({ channel: "#ops", text }, makeContext());
+    expect(preview?.detail).toEqual({
+      kind: "text",
+      text: "Please log in again\\: \\[https\\:\\/\\/company\\.example\\/login\\]\\(https\\:\\/\\/evil\\.example\\/phish\\)",
+    });
+  });
+});
+
 describe("send_file", () => {
   it("uploads a confined workspace file into the current thread", async () => {
     await writeFile(path.join(ws, "report.csv"), "a,b\n");

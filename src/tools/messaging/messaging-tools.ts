@@ -4,7 +4,7 @@
  * sent for the turn's requester: the Messenger posts elsewhere than this conversation only where
  * that person is a member. Posting to the current thread needs no approval: send_message declares
  * `staysInConversation`. Its card names the channel the platform resolves the argument to
- * (Messenger.destinationOf), as one line of literal text.
+ * (Messenger.destinationOf), as one line of literal text, and shows the message as literal text.
  *
  * send_file binds its preview (ToolDefinition.bindsPreview): the card names the file it will really
  * upload — its workspace path after links are resolved, the name people will see, its size — and
@@ -166,7 +166,8 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     },
     staysInConversation: (args, request) => isCurrentThreadTarget(args, request),
     async preview(args, context) {
-      const detail = { kind: "text", text: args.text } as const;
+      // Literal: rendered, a link's words could name another place than it leads to.
+      const detail = { kind: "text", text: markdownLiteral(args.text) } as const;
       if (isCurrentThreadTarget(args, context.request))
         return { summary: "Post a message in this conversation", detail };
       return {
