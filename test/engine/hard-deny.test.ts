@@ -39,3 +39,18 @@ describe("matchHardDeny's built-in patterns", () => {
     expect(ruleFor(`:(){ ${":|&".repeat(70_000)}`)).toBeUndefined();
   });
 });
+
+describe("matchHardDeny's configured patterns", () => {
+  const configured = compileHardDenyRules(["deploy/"]);
+
+  it("judges web_fetch's save_to as the target it is, like write_file's path", () => {
+    expect(matchHardDeny(configured, { path: "deploy/run.sh" })?.subject).toBe("deploy/run.sh");
+    expect(
+      matchHardDeny(configured, { url: "https://example.com/x", save_to: "deploy/run.sh" })?.subject,
+    ).toBe("deploy/run.sh");
+  });
+
+  it("leaves content arguments alone", () => {
+    expect(matchHardDeny(configured, { path: "notes.md", content: "see deploy/run.sh" })).toBeUndefined();
+  });
+});

@@ -63,6 +63,8 @@ const TARGET_KEYS: ReadonlySet<string> = new Set([
   "target",
   "destination",
   "source",
+  // web_fetch's file to save the body in: a write as much as write_file's path.
+  "save_to",
 ]);
 
 /** Compile the built-in rules plus configured regex sources (throws naming a bad pattern). */
