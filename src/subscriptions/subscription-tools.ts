@@ -229,7 +229,10 @@ function subscribePreview(args: SubscribeArgs, request: ConversationExecutionReq
  * channel, id and creator only: the card is read by everyone in this thread, and its instructions
  * and where it wakes are its creator's to show. When it would end none (nothing of that name,
  * several, or one the person may not end), only the channel asked for, so the card shows nothing
- * of a subscription they may not end, nor whether it exists.
+ * of a subscription they may not end, nor whether it exists. Which subscription a name picks can
+ * change once the card is made (a call beside it ended the one shown, so the name now picks the
+ * person's own elsewhere): the card binds its pick (its fingerprint: the one it ends, or none), and
+ * an approved call whose pick changed is not run.
  */
 async function unsubscribePreview(
   service: SubscriptionToolsService,
@@ -238,17 +241,24 @@ async function unsubscribePreview(
 ): Promise<ToolPreview> {
   const caller = callerOf(request);
   const asked = markdownLiteral(channel);
-  if (typeof caller === "string") return { summary: `Stop watching ${asked} (will be refused: ${caller})` };
+  const endsNone = "ends none";
+  if (typeof caller === "string")
+    return { summary: `Stop watching ${asked} (will be refused: ${caller})`, fingerprint: endsNone };
   const owner = ownerOf(caller);
   const removal = await service.toRemove(owner, channel);
-  if (!removal.ok) return { summary: `Stop watching ${asked}` };
+  if (!removal.ok) return { summary: `Stop watching ${asked}`, fingerprint: endsNone };
   const { subscription } = removal;
+  const fingerprint = `ends ${subscription.id}`;
   const own = isCreatedBy(subscription, owner);
   const whose = own ? "" : ` (${creatorShown(subscription)}'s subscription)`;
   if (!own && subscription.sessionId !== caller.sessionId)
-    return { summary: `Stop watching ${channelShown(subscription.channelRef)} [${subscription.id}]${whose}` };
+    return {
+      summary: `Stop watching ${channelShown(subscription.channelRef)} [${subscription.id}]${whose}`,
+      fingerprint,
+    };
   return {
     summary: `Stop watching ${describeSubscription(subscription)} [${subscription.id}]${whose}; it no longer wakes ${wakesWhere(subscription, caller.sessionId)}`,
+    fingerprint,
   };
 }
 
@@ -277,6 +287,8 @@ interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>
     args: z.infer<Schema>,
     request: ConversationExecutionRequest,
   ) => ToolPreview | Promise<ToolPreview>;
+  /** An approved call runs only while its preview, made again, has its card's fingerprint (ToolDefinition's bindsPreview). */
+  readonly bindsPreview?: boolean;
 }
 
 /** A tool on one channel, run for the calling session, answering with the outcome. */
@@ -293,6 +305,7 @@ function channelTool<Schema extends z.ZodType<{ readonly channel: string }>>(
     concurrent: spec.concurrent,
     ...(spec.readsOutside ? { readsOutside: true } : {}),
     ...(spec.widensAudience ? { widensAudience: spec.widensAudience } : {}),
+    ...(spec.bindsPreview ? { bindsPreview: true } : {}),
     label: (args) => args.channel,
     ...(preview ? { preview: async (args, { request }) => preview(args, request) } : {}),
     async execute(args, context) {
@@ -329,6 +342,8 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     concurrent: false,
     run: (args, request) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
     preview: (args, request) => unsubscribePreview(service, args.channel, request),
+    // The card names the subscription a name picks when it is made; the pick may change before the run.
+    bindsPreview: true,
   });
   const list = defineTool({
     name: "list_subscriptions",

@@ -164,6 +164,7 @@ describe("subscription tools", () => {
     for (const channel of ["#deploys", deploys!.id])
       expect(await preview(channel, context({ target: HOME }))).toEqual({
         summary: `Stop watching ${described}; it no longer wakes this conversation`,
+        fingerprint: `ends ${deploys!.id}`,
       });
     const elsewhere = context(
       { target: { ...HOME, channel: "D1ALICE", thread: undefined } },
@@ -172,6 +173,7 @@ describe("subscription tools", () => {
     );
     expect(await preview("#deploys", elsewhere)).toEqual({
       summary: `Stop watching ${described}; it no longer wakes slack CHOME, thread 1700000000.000100`,
+      fingerprint: `ends ${deploys!.id}`,
     });
   });
 
@@ -195,6 +197,7 @@ describe("subscription tools", () => {
         await tools.get("unsubscribe_channel")!.preview!({ channel }, context({ target: HOME })),
       ).toEqual({
         summary: `Stop watching ${markdownLiteral(channel)}`,
+        fingerprint: "ends none",
       });
   });
 
