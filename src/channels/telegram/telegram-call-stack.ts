@@ -2,21 +2,15 @@
  * The transformers every Bot API client of the Telegram channel runs its calls through, in their
  * order: a deadline per attempt (innermost, it also posts every call but uploads itself:
  * telegram-deadlines.ts), the send throttle, a few retries of network failures, a bounded
- * auto-retry of 429s and 5xx, and the redirect of calls to an upgraded group. The channel's bot
+ * retry of 429 and 5xx answers, and the redirect of calls to an upgraded group. The channel's bot
  * client and its lookup client (directory, membership) share the same stack.
  */
-import { autoRetry } from "@grammyjs/auto-retry";
 import type { Api } from "grammy";
+import { answerRetryTransformer, type CallRetry } from "./telegram-answer-retry.js";
 import { type BotApiEndpoint, type CallDeadlines, deadlineTransformer } from "./telegram-deadlines.js";
 import type { ChatMigrations } from "./telegram-migrations.js";
 import { networkRetryTransformer } from "./telegram-network-retry.js";
 import { type SendScheduler, throttleTransformer } from "./telegram-throttle.js";
-
-/** Bounded retries of 429s and 5xx. */
-export interface CallRetry {
-  readonly maxRetryAttempts: number;
-  readonly maxDelaySeconds: number;
-}
 
 /** 429 / 5xx retries unless the channel's options say otherwise. */
 export const DEFAULT_RETRY: CallRetry = Object.freeze({ maxRetryAttempts: 5, maxDelaySeconds: 60 });
@@ -28,7 +22,7 @@ export interface CallStack {
   readonly deadlines: CallDeadlines | undefined;
   readonly scheduler: SendScheduler;
   readonly migrations: ChatMigrations;
-  /** Bounded auto-retry of 429s and 5xx; none when absent (the call fails at once). */
+  /** Bounded retry of 429 and 5xx answers; none when absent (the call fails at once). */
   readonly retry?: CallRetry;
 }
 
@@ -43,9 +37,9 @@ export function useCallStack(
   // Network failures — a call past its deadline is one — are retried a few times here (each
   // attempt books its send slot again and gets a deadline of its own)...
   api.config.use(networkRetryTransformer());
-  // ...and then rethrown by auto-retry, whose own retry of them is unbounded and silent (doubling
-  // waits up to an hour); start-up and polling retry visibly instead.
-  if (retry) api.config.use(autoRetry({ ...retry, rethrowHttpErrors: true }));
+  // ...and then pass through the retries of 429 and 5xx answers (start-up and polling retry
+  // network failures visibly instead).
+  if (retry) api.config.use(answerRetryTransformer(retry));
   // Outermost: a call to an upgraded group goes to its supergroup, and a send that meets the
   // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
   api.config.use(migrations.transformer());

@@ -10,10 +10,11 @@
  * is left, telling each sender to send it again unless Telegram delivers it again (a webhook update the stop left
  * unanswered: hand-over-lanes.ts drain), so the turns' own grace still comes within
  * the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
- * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds
- * (not the membership lookups of allowed_chats, which run inside a chat's ordered section: a 429
- * there refuses for now); outgoing traffic is throttled per chat, per group and overall. Its thread
- * outputs work before `start`, so turns — also resumed ones after a restart — can reach any chat.
+ * timeouts among them, are retried a few times, 429s and 5xx within set bounds
+ * (telegram-answer-retry.ts; not the membership lookups of allowed_chats, which run inside a
+ * chat's ordered section: a 429 there refuses for now); outgoing traffic is throttled per chat,
+ * per group and overall. Its thread outputs work before `start`, so turns — also resumed ones
+ * after a restart — can reach any chat.
  */
 import { sequentialize } from "@grammyjs/runner";
 import { Api, Bot, type Context } from "grammy";
@@ -30,7 +31,8 @@ import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { GroupMembership } from "./telegram-membership.js";
 import { addressOf, telegramIdOf } from "./telegram-send.js";
-import { type CallRetry, type CallStack, DEFAULT_RETRY, useCallStack } from "./telegram-call-stack.js";
+import type { CallRetry } from "./telegram-answer-retry.js";
+import { type CallStack, DEFAULT_RETRY, useCallStack } from "./telegram-call-stack.js";
 import { type CallDeadlines, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
@@ -192,8 +194,8 @@ export class TelegramChannel implements ChannelAdapter {
     };
     useCallStack(this.bot.api, { ...stack, retry: options.retry ?? DEFAULT_RETRY });
     // Membership lookups for allowed_chats run inside a chat's ordered section: a 429 there is
-    // not waited out (auto-retry would hold the chat for minutes) but refused for now, and nobody
-    // new is looked up until Telegram's wait is over (telegram-membership.ts).
+    // not waited out (the answer retry would hold the chat for minutes) but refused for now, and
+    // nobody new is looked up until Telegram's wait is over (telegram-membership.ts).
     const lookupApi = new Api(options.botToken, { apiRoot });
     useCallStack(lookupApi, stack);
     this.bot.catch((error) => {

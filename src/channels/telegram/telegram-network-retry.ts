@@ -4,9 +4,9 @@
  * telegram-deadlines.ts). Without them one dropped connection loses a turn's final answer: the
  * history holds it, the person never sees it. A few attempts with growing waits, then the error
  * goes on as before. Telegram's own answers (GrammyError: 4xx, 429, 5xx) are not retried here —
- * auto-retry handles 429 and 5xx — and getUpdates is not either: the polling loop retries it
- * itself, visibly. A call whose answer was lost after Telegram carried it out is sent twice; that
- * is rarer, and better, than an answer lost.
+ * telegram-answer-retry.ts handles 429 and 5xx — and getUpdates is not either: the polling loop
+ * retries it itself, visibly. A call whose answer was lost after Telegram carried it out is sent
+ * twice; that is rarer, and better, than an answer lost.
  */
 import { HttpError, type Transformer } from "grammy";
 import pRetry from "p-retry";
