@@ -88,7 +88,8 @@ export class LiveSession {
   retired = false;
   private engineInstance: SessionTurnEngine | undefined;
   private current: SessionRecord;
-  private saves: Promise<void> = Promise.resolve();
+  /** The saves so far, failures swallowed: the next save starts after them. */
+  private saves: Promise<unknown> = Promise.resolve();
   /** The last record save, failure included: no tool starts while the latest change is unsaved. */
   private lastSave: Promise<unknown> = Promise.resolve();
   /** Set while a record change made by `defer` is not saved yet: the dedupe keys it let go of. */
@@ -246,13 +247,16 @@ export class LiveSession {
     const { dedupe, records, writesInOrder } = this.stores;
     const saved = this.saves.then(async () => {
       await this.facts.downloadedFiles.written();
-      if (leaving.length === 0) return records.put(next);
-      if (!writesInOrder) return dedupe.record(leaving).then(() => records.put(next));
-      await Promise.all([dedupe.record(leaving), records.put(next)]);
+      if (leaving.length === 0) await records.put(next);
+      else if (!writesInOrder) {
+        await dedupe.record(leaving);
+        await records.put(next);
+      } else await Promise.all([dedupe.record(leaving), records.put(next)]);
+      return next;
     });
     this.saves = saved.catch(() => undefined);
     this.lastSave = saved;
-    return saved.then(() => next);
+    return saved;
   }
 
   /**
