@@ -73,7 +73,8 @@ async function streamOnce(
   const { provider, registry, contextProvider } = ctx.deps;
   const view = compactor.view(ctx.history);
   const images: CallImages = { refused: () => refusalsFor(view.messages, ctx.request.model), withhold };
-  const media = await prepareMedia(view.messages, ctx.request, ctx.deps.media, images);
+  const prepared = prepareMedia(view.messages, ctx.request, ctx.deps.media, images);
+  const media = prepared instanceof Promise ? await prepared : prepared;
   const messages = buildOutbound({
     instructions: ctx.instructions,
     summary: view.summary,

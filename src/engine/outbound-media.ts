@@ -125,14 +125,15 @@ async function readImage(
  * Read what this call of `request`'s turn needs and return its view. Reads only for a vision
  * model, only the most recent `maxImagesPerCall` images, newest first while they fit the call's
  * image bytes, only those under the size cap and not refused, and only what `request`'s
- * conversation may read.
+ * conversation may read. A call that sends no image gets its view at once, not as a promise:
+ * most calls read nothing, and each is one model step of a turn.
  */
-export async function prepareMedia(
+export function prepareMedia(
   messages: readonly ConversationMessage[],
   request: ConversationExecutionRequest,
   options: MediaOptions | undefined,
   call: CallImages = {},
-): Promise<MediaView> {
+): MediaView | Promise<MediaView> {
   // The history is scanned for images only when this call could send them.
   if (!options || !modelHasVision(request.model, options.vision, options.visionFamilies))
     return textOnlyView();
@@ -140,7 +141,17 @@ export async function prepareMedia(
   if (all.length === 0) return textOnlyView();
   const refusals = call.refused?.();
   if (refusals?.model) return textOnlyView();
-  const refused = refusals?.paths ?? new Set<string>();
+  return readMedia(all, refusals?.paths ?? new Set<string>(), request, options, call);
+}
+
+/** prepareMedia's view of a call that may send some of `all`, the images of its history. */
+async function readMedia(
+  all: readonly ImageAttachment[],
+  refused: ReadonlySet<string>,
+  request: ConversationExecutionRequest,
+  options: MediaOptions,
+  call: CallImages,
+): Promise<MediaView> {
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
   const budget = options.maxImageBytesPerCall ?? DEFAULT_MAX_IMAGE_BYTES_PER_CALL;
   const recent = all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL));

@@ -60,6 +60,21 @@ async function outbound(model: string, options: Partial<MediaOptions> = {}, mess
 }
 
 describe("per-call image adaptation", () => {
+  it("gives a call that can send no image its text-only view at once, reading nothing", async () => {
+    const options = { workspace: toolWorkspace({ root }), vision: "auto" as const };
+    for (const view of [
+      prepareMedia(history(), request({ model: "gpt-4o" }), undefined),
+      prepareMedia(history(), request({ model: "gpt-3.5-turbo" }), options),
+      prepareMedia([{ role: "user", content: "no image" }], request({ model: "gpt-4o" }), options),
+    ]) {
+      expect(view).not.toBeInstanceOf(Promise);
+      expect(view).toMatchObject({ vision: false, sent: [] });
+    }
+    const reading = prepareMedia(history(), request({ model: "gpt-4o" }), options);
+    expect(reading).toBeInstanceOf(Promise);
+    expect(await reading).toMatchObject({ vision: true });
+  });
+
   it("sends a vision model the image as an image_url data URL with the configured detail, plus the text", async () => {
     const [, user] = await outbound("gpt-4o", { imageDetail: "low" });
     expect(user).toEqual({
