@@ -36,11 +36,16 @@ export async function sessionChatOf(
   return chat.type === "supergroup" ? migrations.originOf(chat.id) : chat.id;
 }
 
-/** The chat as access sees it: with the group it was upgraded from, whose listing carries over. */
-export async function accessChatOf(
+/**
+ * The chat as access sees it: with the group it was upgraded from, whose listing carries over.
+ * Only a supergroup can have been a group: any other chat is itself, with nothing looked up.
+ */
+export function accessChatOf(
   chat: { id: number; type: string },
   migrations: ChatMigrations,
 ): Promise<AccessChat> {
-  const origin = await sessionChatOf(chat, migrations);
-  return origin === chat.id ? chat : { id: chat.id, type: chat.type, alsoKnownAs: origin };
+  if (chat.type !== "supergroup") return Promise.resolve(chat);
+  return migrations
+    .originOf(chat.id)
+    .then((origin) => (origin === chat.id ? chat : { id: chat.id, type: chat.type, alsoKnownAs: origin }));
 }

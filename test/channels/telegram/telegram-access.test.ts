@@ -58,6 +58,38 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+describe("Telegram access", () => {
+  it("lets an allowed user in anywhere with nothing looked up: no pairing, no group membership", async () => {
+    const lookups: string[] = [];
+    const store = new Proxy(memorySpace(), {
+      get: (space, name) => {
+        lookups.push(String(name));
+        return Reflect.get(space, name);
+      },
+    });
+    const access = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [String(GROUP.id)],
+      members: {
+        isMember: async () => {
+          lookups.push("isMember");
+          return false;
+        },
+      },
+      replies: replies(),
+      store,
+    });
+    lookups.length = 0;
+    expect(await access.allows({ id: ADMIN.id, type: "private" }, ADMIN)).toBe(true);
+    expect(await access.allows(GROUP, ADMIN)).toBe(true);
+    expect(await access.allows({ id: -42, type: "group" }, ADMIN)).toBe(true);
+    expect(lookups).toEqual([]);
+    // Anyone else in the listed group is looked up.
+    expect(await access.allows(GROUP, MALLORY)).toBe(false);
+    expect(lookups).toContain("isMember");
+  });
+});
+
 describe("Telegram pairing", () => {
   it("names who was approved, and the pairing lets them in everywhere", async () => {
     const { access, reply } = await paired();
