@@ -130,15 +130,13 @@ function isUpdateLike(entry: unknown): boolean {
 /** An API transformer dropping getUpdates entries that are not updates (logged once each). */
 export function pollingScreen(log: IntakeLog): Transformer {
   return (prev, method, payload, signal) =>
-    method === "getUpdates" ? screened(prev(method, payload, signal), log) : prev(method, payload, signal);
+    method === "getUpdates"
+      ? prev(method, payload, signal).then((result) => screened(result, log))
+      : prev(method, payload, signal);
 }
 
 /** A getUpdates answer without its entries that are not updates. */
-async function screened<R extends { ok: boolean; result?: unknown }>(
-  answer: Promise<R>,
-  log: IntakeLog,
-): Promise<R> {
-  const result = await answer;
+function screened<R extends { ok: boolean; result?: unknown }>(result: R, log: IntakeLog): R {
   if (!result.ok) return result;
   const entries: unknown = result.result;
   if (!Array.isArray(entries)) {

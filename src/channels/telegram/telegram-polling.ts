@@ -44,23 +44,27 @@ export class PollingReceiver implements TelegramReceiver {
       method === "getUpdates" ? this.observed(prev(method, payload, signal)) : prev(method, payload, signal);
   }
 
-  /** One getUpdates answer, watched (see `observe`). */
-  private async observed<R extends { ok: boolean; error_code?: number; description?: string }>(
+  /** One getUpdates answer, watched (see `observe`): one `then` on the call, once a poll. */
+  private observed<R extends { ok: boolean; error_code?: number; description?: string }>(
     answer: Promise<R>,
   ): Promise<R> {
-    const result = await answer.catch((error: unknown) => {
-      this.healthy = false;
-      if (!this.stopped) this.options.logger.warn({ err: errorText(error) }, "telegram getUpdates failed");
-      throw error;
-    });
-    if (result.ok) this.healthy = true;
-    else if (!this.stopped && result.error_code !== 409) {
-      this.options.logger.warn(
-        { code: result.error_code, description: result.description },
-        "telegram getUpdates failed",
-      );
-    }
-    return result;
+    return answer.then(
+      (result) => {
+        if (result.ok) this.healthy = true;
+        else if (!this.stopped && result.error_code !== 409) {
+          this.options.logger.warn(
+            { code: result.error_code, description: result.description },
+            "telegram getUpdates failed",
+          );
+        }
+        return result;
+      },
+      (error: unknown) => {
+        this.healthy = false;
+        if (!this.stopped) this.options.logger.warn({ err: errorText(error) }, "telegram getUpdates failed");
+        throw error;
+      },
+    );
   }
 
   /**
