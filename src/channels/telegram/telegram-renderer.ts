@@ -330,7 +330,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
     return splitTelegramHtml(html === "" ? "(no answer)" : html);
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
       clearTimeout(this.typingTimer);
