@@ -65,6 +65,17 @@ export class SessionCache {
   }
 
   /**
+   * The thread's current session when this process alone knows it and has it in memory (see
+   * knownCurrent), at once: nothing is read, and a caller that takes it in hand before its next
+   * await needs it kept from eviction no longer (forTarget hands out what it answers after a wait).
+   */
+  inMemoryFor(target: ThreadTarget): LiveSession | undefined {
+    if (this.options.sharedIndex) return undefined;
+    const id = this.current.get(sessionKeyOf(target));
+    return id === undefined ? undefined : this.lru.get(id);
+  }
+
+  /**
    * The thread's current session, created when the thread has none — with `starter`, the person
    * whose message or command opens it, as its starter: the one who may loosen it without an
    * approver (authorisation.ts). Left unset, the first turn's author would become the starter

@@ -170,7 +170,8 @@ export class SessionManager implements ConversationService {
     // of these keys overlapped it. Several processes: the offer of the message is what checks (and
     // claims) its keys, in the same step as queueing it; here only the record is asked.
     if (!this.multi) this.dedupe.prefetch(keys);
-    const live = await this.cache.forTarget(message.target, message.user);
+    const live =
+      this.cache.inMemoryFor(message.target) ?? (await this.cache.forTarget(message.target, message.user));
     live.holds++;
     try {
       if (this.multi ? live.holdsDelivery(keys) : await live.isRedelivery(keys)) {

@@ -212,11 +212,23 @@ describe("session cache reads", () => {
     sessions.log.length = 0;
     expect(await cache.forTarget(thread("1.1"))).toBe(created);
     expect(await cache.existingFor(thread("1.1"))).toBe(created);
+    expect(cache.inMemoryFor(thread("1.1"))).toBe(created);
+    expect(cache.inMemoryFor(thread("2.2"))).toBeUndefined();
     expect(sessions.log).toEqual([]);
     const renewed = await cache.renew(thread("1.1"), created);
     sessions.log.length = 0;
     expect(await cache.forTarget(thread("1.1"))).toBe(renewed);
+    expect(cache.inMemoryFor(thread("1.1"))).toBe(renewed);
     expect(sessions.log).toEqual([]);
+  });
+
+  it("answers at once only for a session in memory: none once it was evicted", async () => {
+    const { cache, evicted } = await cacheOn(1);
+    const first = await cache.forTarget(thread("1.1"));
+    await cache.forTarget(thread("2.2"));
+    await cache.settled();
+    expect(evicted).toEqual([first.id]);
+    expect(cache.inMemoryFor(thread("1.1"))).toBeUndefined();
   });
 
   it("reads again once the session was evicted, and reloads it with its history", async () => {
