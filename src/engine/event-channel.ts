@@ -2,9 +2,7 @@
  * EventChannel: an unbounded async queue between the turn driver (which pushes events from
  * wherever they happen, including concurrently running tools) and the one consumer that iterates
  * it. The iterator is written out rather than an async generator: a generator costs several
- * promises per item, and every event of every turn passes through here. An optional `beforeEnd`
- * runs once, when the consumer first reaches the end, and the end is reported once it has resolved
- * (a turn winds down there before its caller hears that the turn is over).
+ * promises per item, and every event of every turn passes through here.
  */
 
 /** A single-consumer async queue that ends when closed. */
@@ -12,14 +10,8 @@ export class EventChannel<T> implements AsyncIterable<T> {
   private items: T[] = [];
   private head = 0;
   /** The consumer's pending `next()`, when it is waiting for an item. */
-  private waiting:
-    | ((result: IteratorResult<T, undefined> | PromiseLike<IteratorResult<T, undefined>>) => void)
-    | undefined;
+  private waiting: ((result: IteratorResult<T, undefined>) => void) | undefined;
   private closed = false;
-  private ending: Promise<IteratorResult<T, undefined>> | undefined;
-
-  /** @param beforeEnd awaited before the end is reported to the consumer */
-  constructor(private readonly beforeEnd?: () => Promise<void>) {}
 
   /** Queue an item (ignored once closed). */
   push(item: T): void {
@@ -36,7 +28,7 @@ export class EventChannel<T> implements AsyncIterable<T> {
     this.closed = true;
     const waiting = this.waiting;
     this.waiting = undefined;
-    waiting?.(this.end());
+    waiting?.(DONE);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
@@ -53,16 +45,13 @@ export class EventChannel<T> implements AsyncIterable<T> {
       }
       return Promise.resolve({ value, done: false });
     }
-    if (this.closed) return this.end();
+    if (this.closed) return ENDED;
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
   }
-
-  private end(): Promise<IteratorResult<T, undefined>> {
-    this.ending ??= this.beforeEnd ? this.beforeEnd().then(() => DONE) : Promise.resolve(DONE);
-    return this.ending;
-  }
 }
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });
+/** What `next()` answers once the channel is closed and drained (one resolved promise, shared). */
+const ENDED: Promise<IteratorReturnResult<undefined>> = Promise.resolve(DONE);

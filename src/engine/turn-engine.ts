@@ -185,24 +185,19 @@ export class TurnEngine implements SessionTurnEngine {
       refused.close();
       return { events: refused[Symbol.asyncIterator](), stop: async () => undefined };
     }
-    let drained = false;
-    let woundDown: Promise<void> | undefined;
-    const windDown = (): Promise<void> =>
-      (woundDown ??= done.then(() => {
-        this.current = undefined;
-      }));
-    const channel = new EventChannel<AgentEvent>(() => {
-      drained = true;
-      return windDown();
-    });
+    const channel = new EventChannel<AgentEvent>();
     const ctx = new TurnContext(this.deps, request, (event) => channel.push(event));
     this.current = ctx;
-    const done = this.execute(ctx, kind, () => channel.close());
+    // The engine is free before the events end: whoever hears the end may start the next turn.
+    const done = this.execute(ctx, kind, () => {
+      this.current = undefined;
+      channel.close();
+    });
     return {
       events: channel[Symbol.asyncIterator](),
       stop: () => {
-        if (!drained) ctx.interrupt(); // the caller stopped listening: stop the turn too
-        return windDown();
+        if (this.current === ctx) ctx.interrupt(); // the caller stopped listening: stop the turn too
+        return done;
       },
     };
   }

@@ -1,6 +1,6 @@
 /**
- * EventChannel: items come out in push order, a waiting consumer wakes on push, close drains then
- * ends, and the end is reported only once `beforeEnd` (run once) has resolved.
+ * EventChannel: items come out in push order, a waiting consumer wakes on push, and close drains
+ * then ends.
  */
 import { describe, expect, it } from "vitest";
 import { EventChannel } from "../../src/engine/event-channel.js";
@@ -41,38 +41,5 @@ describe("EventChannel", () => {
     channel.push("b");
     channel.close();
     expect(await drain(channel)).toEqual(["a", "b"]);
-  });
-
-  it("runs beforeEnd once and reports the end only when it has resolved, to a consumer waiting at close and asking again", async () => {
-    let release: () => void = () => undefined;
-    const ended = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const calls: string[] = [];
-    const channel = new EventChannel<string>(() => {
-      calls.push("beforeEnd");
-      return ended;
-    });
-    const iterator = channel[Symbol.asyncIterator]();
-    let reported = false;
-    const waiting = iterator.next().then((result) => {
-      reported = true;
-      return result;
-    });
-    channel.close();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(reported).toBe(false);
-    release();
-    expect(await waiting).toEqual({ value: undefined, done: true });
-    expect(await iterator.next()).toEqual({ value: undefined, done: true });
-    expect(calls).toEqual(["beforeEnd"]);
-  });
-
-  it("hands a failing beforeEnd to the consumer", async () => {
-    const channel = new EventChannel<string>(() => Promise.reject(new Error("wind-down failed")));
-    const iterator = channel[Symbol.asyncIterator]();
-    const waiting = iterator.next();
-    channel.close();
-    await expect(waiting).rejects.toThrow("wind-down failed");
   });
 });

@@ -456,6 +456,21 @@ describe("TurnEngine basics", () => {
     expect(h.engine.isRunning).toBe(false);
   });
 
+  it("is free for the next turn once a turn's events end, before its consumer reads the end", async () => {
+    const h = makeHarness();
+    h.provider.push(textStep("one"), textStep("two"));
+    const first = h.engine.run(makeRequest());
+    let step = await first.next();
+    while (!step.done && step.value.type !== "turn-completed") step = await first.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(h.engine.isRunning).toBe(false);
+    const second = await collect(h.engine.run(makeRequest()));
+    expect(completion(second).status).toBe("completed");
+    expect(await first.next()).toEqual({ value: undefined, done: true });
+    // Stopping a turn that has ended stops nothing and resolves at once.
+    expect(await first.return(undefined)).toEqual({ value: undefined, done: true });
+  });
+
   it("renames a call id the model reuses from an earlier step or turn, so a stored approval never covers it", async () => {
     // Like src/approvals: a decision recorded for (call id, tool + arguments) is returned again.
     const decided = new Map<string, ApprovalOutcome | ApprovalVerdict>();
