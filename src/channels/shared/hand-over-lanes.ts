@@ -1,7 +1,7 @@
 /**
  * Hand-over lanes: where a channel does the slow part of a message — downloading its files and
  * reading them (PDF text, transcripts) — and then hands it to the session layer. The platform's
- * per-conversation ordering (Telegram's per-chat sequentialize, Slack's per-thread order) then
+ * per-conversation ordering (Telegram's per-chat update order, Slack's per-thread order) then
  * holds only the quick steps (access, commands, queueing here), so one person's slow file never
  * keeps another person's message, or anyone's stop, waiting. This module is the lanes as the
  * channels see them: what they route (LaneEntry), where each entry goes, and what senders are

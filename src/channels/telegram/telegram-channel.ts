@@ -2,8 +2,8 @@
  * TelegramChannel: the Telegram ChannelAdapter assembled on grammY. Updates arrive through the
  * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or
  * a webhook (with several processes on one store, only the elected poller polls); handling is
- * concurrent across chats, ordered per chat and topic only around the handlers that check access,
- * answer commands and record or hand over (a message's files are read in its sender's lane
+ * concurrent across chats, ordered per chat and topic (telegram-update-order.ts) only around the
+ * handlers that check access, answer commands and record or hand over (a message's files are read in its sender's lane
  * after; a webhook update is answered once its message is handed over, within the webhook's
  * deadline; with several processes on one store, a person's /stop cancels their lane in every
  * one of them: lane-stop-broadcast.ts). Stopping gives the lanes a few seconds, then drops what
@@ -16,8 +16,7 @@
  * per group and overall. Its thread outputs work before `start`, so turns — also resumed ones
  * after a restart — can reach any chat.
  */
-import { sequentialize } from "@grammyjs/runner";
-import { Api, Bot, type Context } from "grammy";
+import { Api, Bot } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -49,6 +48,7 @@ import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { ChatMigrations } from "./telegram-migrations.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
+import { inUpdateOrder } from "./telegram-update-order.js";
 import { PollerElection, type PollerLeases, pollerLeaseKey } from "./telegram-poller-election.js";
 import { PollingReceiver } from "./telegram-polling.js";
 import type { TelegramReceiver } from "./telegram-receiver.js";
@@ -241,7 +241,7 @@ export class TelegramChannel implements ChannelAdapter {
     if (options.webhook) this.bot.use(waits.middleware());
     // Ordered per chat + topic, but only around handlers that check access, answer commands and
     // record or hand over — a message's files are read in its sender's lane after (telegram-hand-over.ts).
-    this.bot.use(sequentialize(orderKey));
+    this.bot.use(inUpdateOrder());
     this.bot.use(
       telegramHandlers({
         service: options.service,
@@ -378,12 +378,4 @@ export class TelegramChannel implements ChannelAdapter {
   webhookPort(): number | undefined {
     return this.receiver.port();
   }
-}
-
-/** Per chat + topic for messages; button presses and stops are never queued behind messages. */
-function orderKey(ctx: Context): string | undefined {
-  const message = ctx.message;
-  if (!message) return undefined;
-  const topic = message.is_topic_message ? message.message_thread_id : undefined;
-  return `${message.chat.id}:${topic ?? "-"}`;
 }
