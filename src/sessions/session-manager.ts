@@ -191,7 +191,11 @@ export class SessionManager implements ConversationService {
         await this.queueCap.refuse(live);
         return { status: "ignored", reason: QUEUE_FULL_REASON };
       }
-      if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
+      if (
+        this.options.defaults.queueMode === "steer" &&
+        this.scheduler.takesSteeringFrom(live, queued.user) &&
+        (await this.scheduler.steer(live, queued))
+      ) {
         await live.recordDelivery(keys);
         return { status: "queued" };
       }

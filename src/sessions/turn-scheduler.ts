@@ -174,12 +174,21 @@ export class TurnScheduler {
    * survives a restart, and becomes a follow-up turn if the turn ends without taking it.
    */
   async steer(live: LiveSession, message: QueuedMessage): Promise<boolean> {
-    if (!live.activeTurn || !live.engine.isRunning) return false;
-    if (live.activeTurn.requester.userId !== message.user.id) return false;
+    if (!this.takesSteeringFrom(live, message.user)) return false;
     const saved = live.update((r) => ({ ...r, queue: [...r.queue, { ...message, steered: true }] }));
     live.engine.steer(message.text, attachmentsOf(message));
     await saved;
     return true;
+  }
+
+  /**
+   * Whether `steer` would send a message from `user` into the session's running turn, answered at
+   * once: a turn is running, as them.
+   */
+  takesSteeringFrom(live: LiveSession, user: PlatformUser): boolean {
+    return (
+      live.activeTurn !== undefined && live.engine.isRunning && live.activeTurn.requester.userId === user.id
+    );
   }
 
   /** Resolves when every pump running now has ended and every turn end is saved (tests, shutdown). */
