@@ -1,9 +1,9 @@
 /**
  * PendingReplies: what people do to open items — press a card button or type an answer in the
- * thread. A reply is authorised (who may decide, who may loosen: the item's lists as the approvals
- * configuration has them now, withLiveDeciders), checked against the card's options and against the
- * parked turn (its call must still be waiting), then turned into a decision or an answer
- * (pending-settler.ts). The result says whether the parked turn must be resumed.
+ * thread. A press counts only from the card's own conversation (press-place.ts). A reply is
+ * authorised (who may decide, who may loosen: the item's lists as the approvals configuration has
+ * them now, withLiveDeciders), checked against the card's options and against the parked turn (its
+ * call must still be waiting), then turned into a decision or an answer (pending-settler.ts). The result says whether the parked turn must be resumed.
  */
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { Attachment } from "../core/attachment.js";
@@ -19,6 +19,7 @@ import {
   withLiveDeciders,
 } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
+import { NOT_PRESSED_WHERE_ASKED, pressedElsewhere } from "./press-place.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
 import {
   deliveriesOf,
@@ -54,6 +55,8 @@ export class PendingReplies {
     const { settler } = this;
     const stored = await settler.load(press.pendingId);
     if (!stored) return refused({ status: "unknown", message: "This request is no longer known." });
+    if (pressedElsewhere(press, stored.target))
+      return refused({ status: "not_allowed", message: NOT_PRESSED_WHERE_ASKED });
     const item = withLiveDeciders(stored, this.config);
     if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
       return refused({ status: "not_allowed", message: whoMayDecide(item).refusal });

@@ -2,12 +2,12 @@
  * ReviewerDenials: the person's side of a safety-reviewer denial. The engine reports a denial; this
  * persists it (in the "approvals" space, beside the pending items) and posts a card in the turn's
  * thread with the call in full (as an approval card shows it), the reviewer's full reason and an
- * "Allow anyway" button. A press by the requester or a configured approver (as the approvals
- * configuration has them at the press, not when the denial was raised: withLiveDeciders; anyone
- * else gets the usual refusal) gives a one-shot grant for that exact tool and canonical arguments,
- * for a turn of the requester and for ONCE_GRANT_TTL_MS, in the session's grants — the engine
- * consumes it on the first matching call; a call with other arguments, another member's or a later
- * one goes through the reviewer again. First press wins, also across processes
+ * "Allow anyway" button. A press in the card's own conversation (press-place.ts) by the requester
+ * or a configured approver (as the approvals configuration has them at the press, not when the
+ * denial was raised: withLiveDeciders; anyone else gets the usual refusal) gives a one-shot grant
+ * for that exact tool and canonical arguments, for a turn of the requester and for
+ * ONCE_GRANT_TTL_MS, in the session's grants — the engine consumes it on the first matching call; a
+ * call with other arguments, another member's or a later one goes through the reviewer again. First press wins, also across processes
  * (`setIfAbsent` on the decision key). Who asked is a person on the card and is named with their
  * user id in the answers to a press, never by a display name alone.
  */
@@ -34,6 +34,7 @@ import {
 import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { newPendingId, type PendingPerson } from "./pending-item.js";
+import { NOT_PRESSED_WHERE_ASKED, pressedElsewhere } from "./press-place.js";
 
 /** The card action that grants the one-shot "Allow anyway". */
 export const ALLOW_ANYWAY = "allow_anyway";
@@ -189,12 +190,14 @@ export class ReviewerDenials {
   }
 
   /**
-   * An "Allow anyway" press: authorised (its deciders as the configuration has them now), first
-   * press wins, then the one-shot grant.
+   * An "Allow anyway" press: from the card's conversation, authorised (its deciders as the
+   * configuration has them now), first press wins, then the one-shot grant.
    */
   async press(press: CardPress): Promise<PressResult> {
     const record = await this.load(press.pendingId);
     if (!record) return { status: "unknown", message: "This denial is no longer known." };
+    if (pressedElsewhere(press, record.target))
+      return { status: "not_allowed", message: NOT_PRESSED_WHERE_ASKED };
     const { allowedApprovers } = withLiveDeciders(record, this.options.config);
     if (!mayDecide(allowedApprovers, press.platform, press.user.id))
       return {

@@ -1,6 +1,7 @@
 /**
  * A press on a card button or a turn control (Stop, Retry) as a channel reports it, and what
- * became of it.
+ * became of it. A card press says where its button was pressed: a card is decided only from its
+ * own conversation (approvals/press-place.ts), never from a copy of its buttons elsewhere.
  */
 import type { PlatformUser, ThreadTarget } from "./thread-target.js";
 
@@ -11,6 +12,14 @@ export type ButtonPress =
       readonly pendingId: string;
       readonly action: string;
       readonly user: PlatformUser;
+      /**
+       * The conversation whose message carried the pressed button (a Telegram chat as its session
+       * knows it, with `extra.alsoKnownAs` for a migrated group; a Slack channel and thread). A
+       * press from any other conversation than the card's is refused. Absent only for a decision
+       * not made on a card's message: a typed `approve <id>` (checked where its item was asked,
+       * sessions/typed-decisions.ts) or the console's own session.
+       */
+      readonly pressedIn?: ThreadTarget;
     }
   | {
       readonly kind: "control";

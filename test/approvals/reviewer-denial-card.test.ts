@@ -4,10 +4,12 @@
  * its first characters. The tool's preview detail is shown as an approval card shows it; without
  * one, the arguments in full; code too long for a platform's card is cut there with a notice and
  * posted whole beside it, as an approval card's is. Pressing "Allow anyway" grants that call
- * once, for a turn of the person whose call it was, for ONCE_GRANT_TTL_MS.
+ * once, for a turn of the person whose call it was, for ONCE_GRANT_TTL_MS — pressed in the card's
+ * own channel only.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
+import { NOT_PRESSED_WHERE_ASKED } from "../../src/approvals/press-place.js";
 import { type DenialRecord, denialCard, ReviewerDenials } from "../../src/approvals/reviewer-denials.js";
 import type { Card, CardRef } from "../../src/core/card.js";
 import type { ThreadOutput } from "../../src/core/thread-output.js";
@@ -161,7 +163,7 @@ describe("a reviewer denial's card", () => {
     expect(attached[0]).toContain(TAIL);
   });
 
-  it("Allow anyway grants the call once, for a turn of its requester, until ONCE_GRANT_TTL_MS from the press", async () => {
+  it("Allow anyway, pressed in the card's channel, grants the call once, for a turn of its requester, until ONCE_GRANT_TTL_MS from the press", async () => {
     const args = { command: "npm test" };
     const { card, denials, granted } = await report({
       callId: "c1",
@@ -178,7 +180,14 @@ describe("a reviewer denial's card", () => {
       action: "allow_anyway",
       user,
     } as const;
-    expect(await denials.press(press)).toMatchObject({ status: "accepted" });
+    // Pressed on a copy of the card in another channel (the requester's DM): refused, nothing granted.
+    const elsewhere = { ...TARGET, channel: "D1", thread: "2.2" };
+    expect(await denials.press({ ...press, pressedIn: elsewhere })).toEqual({
+      status: "not_allowed",
+      message: NOT_PRESSED_WHERE_ASKED,
+    });
+    expect(granted).toEqual([]);
+    expect(await denials.press({ ...press, pressedIn: TARGET })).toMatchObject({ status: "accepted" });
     const expiresAt = new Date(Date.parse("2026-01-02T03:04:05.000Z") + ONCE_GRANT_TTL_MS).toISOString();
     expect(granted).toEqual([
       { kind: "once", tool: "run_command", args: canonicalJson(args), requester: "slack:U1", expiresAt },

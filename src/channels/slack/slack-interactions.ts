@@ -1,6 +1,8 @@
 /**
  * Button presses and the /coworker slash command. Both are acknowledged first; then card
- * presses go to `service.press` with only the pending id and action from the button, Stop and
+ * presses go to `service.press` with the pending id and action from the button and the channel and
+ * thread of the message it was pressed on (a card is decided only from its own channel:
+ * approvals/press-place.ts — not from a payload of another channel that carries its id), Stop and
  * Retry become control presses for the message's thread, a button this version never posted is
  * answered "no longer active", and anything refused (not allowed, already decided, expired) is
  * explained privately with chat.postEphemeral — as plain text, escaped: a refusal names people
@@ -187,14 +189,14 @@ export class SlackInteractions {
     channel: string,
     threadTs: string,
   ): ButtonPress | undefined {
+    const target = slackThreadTarget(this.deps.bot.teamId, {
+      channel,
+      thread: threadTs,
+      user: user.id,
+      kind: kindOfChannel(channel),
+      senderTeam: body.user.team_id ?? body.team?.id,
+    });
     if (action.action_id === ACTION_IDS.stop || action.action_id === ACTION_IDS.retry) {
-      const target = slackThreadTarget(this.deps.bot.teamId, {
-        channel,
-        thread: threadTs,
-        user: user.id,
-        kind: kindOfChannel(channel),
-        senderTeam: body.user.team_id ?? body.team?.id,
-      });
       return {
         kind: "control",
         control: action.action_id === ACTION_IDS.stop ? "stop" : "retry",
@@ -205,7 +207,14 @@ export class SlackInteractions {
     if (!CARD_ACTION_PATTERN.test(action.action_id)) return undefined;
     const card = decodeCardValue(action.value);
     return card
-      ? { kind: "card", platform: "slack", pendingId: card.pendingId, action: card.action, user }
+      ? {
+          kind: "card",
+          platform: "slack",
+          pendingId: card.pendingId,
+          action: card.action,
+          user,
+          pressedIn: target,
+        }
       : undefined;
   }
 

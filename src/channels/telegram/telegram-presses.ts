@@ -1,9 +1,12 @@
 /**
  * Button presses: an inline button (a card's approve/deny, a turn's stop/retry) and the private
  * chat draft's stop button. Each checks the presser may use the bot in that chat, then hands the
- * press to `service.press()`. An inline press is answered within Telegram's few seconds ("Working
- * on it…" when the service is slower), so the spinner never hangs; a retry that started loses its
- * button. Kept apart from the message handlers (telegram-handlers.ts): a press never goes through
+ * press to `service.press()` with the chat (and topic) of the message it was pressed on: a card is
+ * decided only from its own chat (approvals/press-place.ts), since its buttons can reach another
+ * (a forwarded copy of the card). A press on no message (an inline-mode message, which the bot
+ * never sends) is answered as an inactive button: nothing says where it was pressed. An inline
+ * press is answered within Telegram's few seconds ("Working on it…" when the service is slower),
+ * so the spinner never hangs; a retry that started loses its button. Kept apart from the message handlers (telegram-handlers.ts): a press never goes through
  * a sender's hand-over lane, so an approval is never stuck behind the turn waiting for it.
  */
 import type { Context } from "grammy";
@@ -37,30 +40,30 @@ export async function onCallback(ctx: Context, deps: PressDeps): Promise<void> {
   const action = parseCallbackData(query.data);
   const message = query.message;
   const answer = (text: string, show_alert = false) => ctx.answerCallbackQuery({ text, show_alert });
-  if (!action || (action.kind === "control" && !message)) {
+  if (!action || !message) {
     await answer(INACTIVE_BUTTON);
     return;
   }
-  const chat = await accessChatOf(message?.chat ?? { id: query.from.id, type: "private" }, deps.migrations);
+  const chat = await accessChatOf(message.chat, deps.migrations);
   const user = { id: query.from.id, name: userOf(query.from).name };
   if (!(await deps.access.allows(chat, user))) {
     await answer(`You are not allowed to use this bot (your user id is ${query.from.id}).`, true);
     return;
   }
-  let press: ButtonPress;
-  if (action.kind === "card") {
-    press = {
-      kind: "card",
-      platform: "telegram",
-      pendingId: action.pendingId,
-      action: action.action,
-      user: userOf(query.from),
-    };
-  } else {
-    const topic = message && "message_thread_id" in message ? topicOf(message as TelegramMessage) : undefined;
-    const target = chatTarget(chat.id, topic, chat.alsoKnownAs);
-    press = { kind: "control", control: action.control, target, user: userOf(query.from) };
-  }
+  // The chat as its session knows it (a migrated group's first id), with the topic pressed in.
+  const topic = "message_thread_id" in message ? topicOf(message as TelegramMessage) : undefined;
+  const target = chatTarget(chat.id, topic, chat.alsoKnownAs);
+  const press: ButtonPress =
+    action.kind === "card"
+      ? {
+          kind: "card",
+          platform: "telegram",
+          pendingId: action.pendingId,
+          action: action.action,
+          user: userOf(query.from),
+          pressedIn: target,
+        }
+      : { kind: "control", control: action.control, target, user: userOf(query.from) };
   const pressed = deps.service.press(press);
   let timer: NodeJS.Timeout | undefined;
   const slow = new Promise<undefined>((resolve) => {

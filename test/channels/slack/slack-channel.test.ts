@@ -677,9 +677,9 @@ describe("buttons and commands", () => {
     return { ref, thread: ts };
   }
 
-  it("forwards a card press with only the pending id and action, and explains refusals privately", async () => {
+  it("forwards a card press with the pending id, the action and where it was pressed, and explains refusals privately", async () => {
     await startChannel();
-    const { ref } = await postedCard();
+    const { ref, thread } = await postedCard();
     fake.pressButton({ user: "U1", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_0" });
     await service.waitFor(() => service.presses.length === 1);
     expect(service.presses[0]).toEqual({
@@ -688,6 +688,13 @@ describe("buttons and commands", () => {
       pendingId: "p1",
       action: "once",
       user: { id: "U1", name: "Ana" },
+      pressedIn: {
+        platform: "slack",
+        workspace: fake.state.teamId,
+        channel: "C1",
+        thread,
+        extra: { user: "U1", kind: "channel", team: fake.state.teamId },
+      },
     });
     service.pressResult = { status: "not_allowed", message: "Only Ana or an approver can decide this." };
     fake.pressButton({ user: "U2", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_1" });

@@ -191,6 +191,7 @@ describe("Telegram channel: button presses", () => {
         pendingId: approval.pendingId,
         action: "once",
         user: { id: String(ALICE.id), name: "@alice" },
+        pressedIn: { platform: "telegram", workspace: "tg", channel: String(GROUP.id) },
       },
     ]);
     const edited = tg.state.message(GROUP.id, message.message_id)!;
@@ -254,6 +255,32 @@ describe("Telegram channel: button presses", () => {
     expect(tg.state.queries.get(stranger.callback_query.id)!.answer!.text).toContain(String(MALLORY.id));
     expect(service.presses).toHaveLength(0);
     expect(tg.state.message(GROUP.id, message.message_id)!.edits).toBe(0);
+  });
+
+  it("passes on a card press with the chat and topic it was pressed in; one on no message is inactive", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { message } = await postApproval(harness);
+    const approve = tg.buttonData(message, "Approve");
+    tg.state.chat(ALICE_DM);
+    // A callback query without a message (as an inline-mode message's): nothing says where it was.
+    const nowhere = tg.pressButton({ chat: ALICE_DM, from: ALICE, messageId: 999_999, data: approve });
+    expect(await tg.waitFor(() => tg.state.queries.get(nowhere.callback_query.id)?.answer)).toEqual({
+      text: "This button is no longer active.",
+      show_alert: false,
+    });
+    expect(service.presses).toHaveLength(0);
+    tg.state.chat(FORUM);
+    const topicCard = await service
+      .output({ platform: "telegram", workspace: "tg", channel: String(FORUM.id), thread: "11" })
+      .postCard(approval);
+    const inTopic = tg.state.message(FORUM.id, Number(topicCard.messageId))!;
+    press(harness, FORUM, ALICE, inTopic, "Approve");
+    await tg.waitFor(() => service.presses.length === 1);
+    expect(service.presses[0]).toMatchObject({
+      pendingId: approval.pendingId,
+      pressedIn: { platform: "telegram", workspace: "tg", channel: String(FORUM.id), thread: "11" },
+    });
   });
 
   it("turns the Stop button on a live reply into a stop for that chat and topic", async () => {
