@@ -245,10 +245,15 @@ export class SessionHistory {
     } catch (error) {
       return Promise.reject(error);
     }
-    const write = this.writes.then(async () => {
-      if (valid.length === 0) return;
-      const { entries, head, openPage } = appendWrites(this.sessionId, this.head, this.openPage, valid);
-      await setAll(this.space, entries);
+    const write = this.writes.then(() => (valid.length === 0 ? undefined : this.persist(valid)));
+    this.writes = write.catch(() => undefined);
+    return write;
+  }
+
+  /** Write `valid` after the durable messages; they join `messages` once the write is durable. */
+  private persist(valid: readonly SizedMessage[]): Promise<void> {
+    const { entries, head, openPage } = appendWrites(this.sessionId, this.head, this.openPage, valid);
+    return setAll(this.space, entries).then(() => {
       this.head = head;
       this.openPage = openPage;
       this.durable = frozenConcat(
@@ -256,8 +261,6 @@ export class SessionHistory {
         valid.map(({ message }) => message),
       );
     });
-    this.writes = write.catch(() => undefined);
-    return write;
   }
 }
 
