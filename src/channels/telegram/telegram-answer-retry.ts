@@ -11,6 +11,8 @@
  * follows the last attempt.
  */
 import type { Transformer } from "grammy";
+import { backoffMs } from "../../core/backoff.js";
+import { pauseCall } from "./telegram-call-pause.js";
 
 /** Bounded retries of 429s and 5xx. */
 export interface CallRetry {
@@ -18,43 +20,32 @@ export interface CallRetry {
   readonly maxDelaySeconds: number;
 }
 
-type ApiSignal = Parameters<Transformer>[3];
 type Answer = Awaited<ReturnType<Transformer>>;
 
-/** The first wait after a 5xx, and the longest (each next one doubles). */
-const FIRST_BACKOFF_SECONDS = 3;
-const MAX_BACKOFF_SECONDS = 3600;
+/** The first wait after a 5xx, and the longest (each next one doubles: core/backoff.ts). */
+const FIRST_BACKOFF_MS = 3000;
+const MAX_BACKOFF_MS = 3_600_000;
 
-/** Wait `seconds`, or fail when the call is aborted meanwhile. */
-function pause(seconds: number, signal: ApiSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const aborted = () => new Error("Request aborted while waiting between retries");
-    if (signal?.aborted) return reject(aborted());
-    const abort = () => {
-      clearTimeout(timer);
-      reject(aborted());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }, seconds * 1000);
-    signal?.addEventListener("abort", abort);
-  });
-}
+const ABORTED_BETWEEN_RETRIES = "Request aborted while waiting between retries";
 
 /** A grammY API transformer retrying 429 and 5xx answers within `retry`'s bounds (see the module comment). */
 export function answerRetryTransformer({ maxRetryAttempts, maxDelaySeconds }: CallRetry): Transformer {
   return (prev, method, payload, signal) => {
-    const attempt = (retriesLeft: number, backoffSeconds: number): Promise<Answer> =>
+    /** `serverErrors`: the 5xx answers since the call began or its last 429, which sets the backoff. */
+    const attempt = (retriesLeft: number, serverErrors: number): Promise<Answer> =>
       prev(method, payload, signal).then((answer) => {
         if (answer.ok || retriesLeft === 0) return answer;
         const retryAfter = answer.parameters?.retry_after;
         if (typeof retryAfter === "number" && retryAfter <= maxDelaySeconds)
-          return pause(retryAfter, signal).then(() => attempt(retriesLeft - 1, FIRST_BACKOFF_SECONDS));
+          return pauseCall(retryAfter * 1000, signal, ABORTED_BETWEEN_RETRIES).then(() =>
+            attempt(retriesLeft - 1, 0),
+          );
         if (answer.error_code < 500) return answer;
-        const next = Math.min(MAX_BACKOFF_SECONDS, backoffSeconds * 2);
-        return pause(backoffSeconds, signal).then(() => attempt(retriesLeft - 1, next));
+        const wait = backoffMs(serverErrors, FIRST_BACKOFF_MS, MAX_BACKOFF_MS);
+        return pauseCall(wait, signal, ABORTED_BETWEEN_RETRIES).then(() =>
+          attempt(retriesLeft - 1, serverErrors + 1),
+        );
       });
-    return attempt(maxRetryAttempts, FIRST_BACKOFF_SECONDS);
+    return attempt(maxRetryAttempts, 0);
   };
 }

@@ -11,6 +11,7 @@
  * preview, nor eat the burst that a busy moment's messages need.
  */
 import type { Transformer } from "grammy";
+import { pauseCall } from "./telegram-call-pause.js";
 
 /** One token bucket: `ratePerSecond` sustained, up to `burst` at once. */
 export interface RateRule {
@@ -155,23 +156,8 @@ export class SendScheduler {
   }
 }
 
-type ApiSignal = Parameters<Transformer>[3];
-
-/** Wait `ms` (> 0), or fail when the call is aborted meanwhile. */
-function sleep(ms: number, signal: ApiSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error("Bot API call aborted while throttled"));
-    const abort = () => {
-      clearTimeout(timer);
-      reject(new Error("Bot API call aborted while throttled"));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", abort);
-  });
-}
+/** What a call aborted while it waits for its send slot fails with. */
+const ABORTED_WHILE_THROTTLED = "Bot API call aborted while throttled";
 
 /** Whether a call is a courtesy (see the module comment); notes drafts as it goes. */
 function isCourtesy(scheduler: SendScheduler, method: string, payload: unknown): boolean {
@@ -196,9 +182,11 @@ export function throttleTransformer(scheduler: SendScheduler = new SendScheduler
     const send = () => prev(method, payload, signal);
     const afterChatSlot = () => {
       const globalWait = cost === undefined ? 0 : scheduler.reserveGlobal();
-      return globalWait > 0 ? sleep(globalWait, signal).then(send) : send();
+      return globalWait > 0 ? pauseCall(globalWait, signal, ABORTED_WHILE_THROTTLED).then(send) : send();
     };
     const chatWait = cost?.kind === "message" ? scheduler.reserveChat(cost.chatId) : 0;
-    return chatWait > 0 ? sleep(chatWait, signal).then(afterChatSlot) : afterChatSlot();
+    return chatWait > 0
+      ? pauseCall(chatWait, signal, ABORTED_WHILE_THROTTLED).then(afterChatSlot)
+      : afterChatSlot();
   };
 }
