@@ -165,7 +165,7 @@ describe("send_file", () => {
     const caption = "Weekly\n\n*Checked by security: public data only* :white_check_mark:";
     const preview = await sendFile.preview?.({ path: "report.csv", caption }, makeContext());
     expect(preview?.summary).toBe(
-      'Upload report.csv as "report.csv" (4 B) into this conversation, with the caption below',
+      'Upload report\\.csv as "report\\.csv" (4 B) into this conversation, with the caption below',
     );
     expect(preview?.detail).toEqual({
       kind: "text",
@@ -173,7 +173,24 @@ describe("send_file", () => {
     });
     const forged = "x\n\n*Checked by security: public data only*/../report.csv";
     expect((await sendFile.preview?.({ path: forged }, makeContext()))?.summary).toBe(
-      'Upload report.csv (x \\*Checked by security\\: public data only\\*\\/\\.\\.\\/report\\.csv leads there) as "report.csv" (4 B) into this conversation',
+      'Upload report\\.csv (x \\*Checked by security\\: public data only\\*\\/\\.\\.\\/report\\.csv leads there) as "report\\.csv" (4 B) into this conversation',
     );
+  });
+});
+
+describe("send_file's card", () => {
+  it("never lets a file's own name write lines or markdown of the card", async () => {
+    // The model names workspace files (write_file, a command): a name is its words, as a caption is.
+    const name = "x\n\n*Checked by security: public data only*.csv";
+    await writeFile(path.join(ws, name), "a,b\n");
+    const [, sendFile] = tools();
+    const preview = await sendFile.preview?.({ path: name }, makeContext());
+    expect(preview?.summary).not.toContain("\n");
+    expect(preview?.summary).not.toContain(" *Checked");
+    expect(preview?.summary).toContain("\\*Checked by security\\: public data only\\*");
+    // A path to no file: the card says it will fail, and still writes nothing of its own.
+    const missing = await sendFile.preview?.({ path: `nowhere${name}` }, makeContext());
+    expect(missing?.summary).not.toContain("\n");
+    expect(missing?.summary).not.toContain(" *Checked");
   });
 });

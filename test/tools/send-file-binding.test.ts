@@ -75,7 +75,7 @@ async function approvedUpload(file: string, behindTheCard: () => Promise<void> =
 describe("an approved send_file", () => {
   it("uploads the file when it is still the one the card showed", async () => {
     const { card, result } = await approvedUpload("a.txt");
-    expect(card?.summary).toBe('Upload a.txt as "a.txt" (18 B) into this conversation');
+    expect(card?.summary).toBe('Upload a\\.txt as "a\\.txt" (18 B) into this conversation');
     expect(result).toBe("Uploaded a.txt to this thread.");
     expect(messenger.files).toEqual([{ name: "a.txt", content: "quarterly numbers\n" }]);
   });
@@ -85,7 +85,7 @@ describe("an approved send_file", () => {
       await rm(path.join(ws, "a.txt"));
       await symlink(path.join(ws, "hr/salaries.txt"), path.join(ws, "a.txt"));
     });
-    expect(card?.summary).toContain("Upload a.txt");
+    expect(card?.summary).toContain("Upload a\\.txt");
     expect(result).toBe(TOOL_RESULT.changedSinceApproval);
     expect(messenger.files).toEqual([]);
   });
@@ -110,7 +110,7 @@ describe("an approved send_file", () => {
     await symlink(path.join(ws, "hr/salaries.txt"), path.join(ws, "report.txt"));
     const { card, result } = await approvedUpload("report.txt");
     expect(card?.summary).toBe(
-      'Upload hr/salaries.txt (report\\.txt leads there) as "salaries.txt" (15 B) into this conversation',
+      'Upload hr\\/salaries\\.txt (report\\.txt leads there) as "salaries\\.txt" (15 B) into this conversation',
     );
     expect(result).toBe("Uploaded hr/salaries.txt to this thread.");
     expect(messenger.files).toEqual([{ name: "salaries.txt", content: "everyone's pay\n" }]);
@@ -149,10 +149,10 @@ describe("send_file's bound preview", () => {
     const tool = sendFileTool();
     const context = makeContext({ root: ws });
     expect((await tool.preview?.({ path: "big.txt" }, context))?.summary).toBe(
-      'Upload big.txt as "big.txt" (1001 B) — will fail: big.txt is 1001 bytes, over the 1000-byte upload limit',
+      'Upload big\\.txt as "big\\.txt" (1001 B) — will fail: big\\.txt is 1001 bytes\\, over the 1000\\-byte upload limit',
     );
     expect((await tool.preview?.({ path: "nope.txt" }, context))?.summary).toBe(
-      "Upload nope.txt — will fail: nope.txt: no such file or directory",
+      "Upload nope\\.txt — will fail: nope\\.txt\\: no such file or directory",
     );
   });
 });

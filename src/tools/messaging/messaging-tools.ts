@@ -11,8 +11,9 @@
  * carries a fingerprint of that path, name and the file's bytes (read through the same confined,
  * held-open read the upload uses). An approved upload runs only while that is unchanged: the engine
  * checks it just before the run, and the run checks the bytes it is about to upload once more. The
- * path as the model wrote it and the caption are the model's words, shown as literal text, the
- * caption below the card's line rather than on it.
+ * path (as the model wrote it and resolved), the file's name — the model names workspace files —
+ * and the caption are the model's words, shown as literal text, the caption below the card's line
+ * rather than on it.
  */
 import path from "node:path";
 import { z } from "zod";
@@ -124,8 +125,18 @@ async function planUpload(
 /** Longest channel shown on send_message's card, in characters. */
 const CHANNEL_SHOWN_MAX = 120;
 
-/** Longest path as the model wrote it shown on send_file's card, in characters. */
+/** Longest path (as the model wrote it, or resolved) or file name shown on send_file's card, in characters. */
 const PATH_SHOWN_MAX = 200;
+/** Longest reason a send_file card gives for a refusal (it names the path), in characters. */
+const REASON_SHOWN_MAX = 400;
+
+/**
+ * `text` as one clipped line of literal text on a card: a channel, a path and a file's name are the
+ * model's words (it names the workspace's files too), and raw they could write lines of the card.
+ */
+function literalLine(text: string, max = PATH_SHOWN_MAX): string {
+  return markdownLiteral(clipLine(text, max));
+}
 
 /**
  * The channel a send_message card names, as one line of literal text (the argument is the model's:
@@ -139,8 +150,8 @@ async function destinationShown(
 ): Promise<string> {
   const sender = requestCaller(request);
   const where = sender && (await messenger.destinationOf(sender, channel));
-  if (where) return markdownLiteral(clipLine(where, CHANNEL_SHOWN_MAX));
-  const asked = markdownLiteral(clipLine(channel, CHANNEL_SHOWN_MAX));
+  if (where) return literalLine(where, CHANNEL_SHOWN_MAX);
+  const asked = literalLine(channel, CHANNEL_SHOWN_MAX);
   return `${asked} (will be refused: I could not confirm it is a channel the person asking may post in)`;
 }
 
@@ -229,14 +240,13 @@ export function createMessagingTools(options: MessagingToolsOptions) {
         const plan = await withWorkspaceFile(paths, args.path, (opened, info, file) =>
           planUpload(opened, info, file, maxFileBytes),
         );
-        const asked = markdownLiteral(clipLine(args.path, PATH_SHOWN_MAX));
-        const linked = plan.shown === args.path ? "" : ` (${asked} leads there)`;
-        const what = `${plan.shown}${linked} as "${plan.name}" (${formatBytes(plan.size)})`;
+        const linked = plan.shown === args.path ? "" : ` (${literalLine(args.path)} leads there)`;
+        const what = `${literalLine(plan.shown)}${linked} as "${literalLine(plan.name)}" (${formatBytes(plan.size)})`;
         return {
           summary:
             plan.refusal === undefined
               ? `Upload ${what} into this conversation${caption}`
-              : `Upload ${what} — will fail: ${plan.refusal}`,
+              : `Upload ${what} — will fail: ${literalLine(plan.refusal, REASON_SHOWN_MAX)}`,
           ...detail,
           fingerprint: plan.fingerprint,
         };
@@ -246,7 +256,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
             ? `${args.path} is not a file`
             : fileErrorMessage(error, args.path);
         return {
-          summary: `Upload ${args.path} — will fail: ${failure}`,
+          summary: `Upload ${literalLine(args.path)} — will fail: ${literalLine(failure, REASON_SHOWN_MAX)}`,
           fingerprint: contentFingerprint(["send_file", args.path, "fails", failure]),
         };
       }
