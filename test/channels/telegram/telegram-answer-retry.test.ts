@@ -84,6 +84,19 @@ describe("answerRetryTransformer", () => {
     expect(Date.now()).toBe(21_000);
   });
 
+  it("doubles a 5xx's wait up to an hour, and no further", async () => {
+    const failing = answering([serverError]);
+    const result = answerRetryTransformer({ maxRetryAttempts: 12, maxDelaySeconds: 60 })(
+      failing.prev as never,
+      "sendMessage",
+      {} as never,
+    );
+    await vi.runAllTimersAsync();
+    await expect(result).resolves.toBe(serverError);
+    const waits = failing.at.slice(1).map((at, i) => (at - failing.at[i]!) / 1000);
+    expect(waits).toEqual([3, 6, 12, 24, 48, 96, 192, 384, 768, 1536, 3072, 3600]);
+  });
+
   it("passes a thrown failure on without retrying it", async () => {
     let calls = 0;
     const prev = async () => {

@@ -118,6 +118,29 @@ describe("throttleTransformer", () => {
     expect(elapsed).toBeGreaterThanOrEqual(15);
   });
 
+  it("fails a call aborted while it waits for its slot, and one aborted before, without sending them", async () => {
+    const transformer = throttleTransformer(
+      new SendScheduler({
+        perChat: { ratePerSecond: 1, burst: 1 },
+        perGroup: { ratePerSecond: 1, burst: 1 },
+        global: { ratePerSecond: 1000, burst: 100 },
+      }),
+    );
+    const sent: string[] = [];
+    const prev = (async (_method: string, payload: { text: string }) => {
+      sent.push(payload.text);
+      return { ok: true, result: true };
+    }) as never;
+    await transformer(prev, "sendMessage", { chat_id: 1, text: "a" } as never);
+    const controller = new AbortController();
+    const waiting = transformer(prev, "sendMessage", { chat_id: 1, text: "b" } as never, controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toThrow("Bot API call aborted while throttled");
+    const late = transformer(prev, "sendMessage", { chat_id: 1, text: "c" } as never, controller.signal);
+    await expect(late).rejects.toThrow("Bot API call aborted while throttled");
+    expect(sent).toEqual(["a"]);
+  });
+
   it("drops a chat action instead of queueing it when the global limit has no spare room now", async () => {
     const scheduler = new SendScheduler({
       perChat: { ratePerSecond: 1, burst: 1 },
