@@ -1,20 +1,20 @@
 /**
  * TelegramChannel: the Telegram ChannelAdapter assembled on grammY. Updates arrive through the
- * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or
- * a webhook (with several processes on one store, only the elected poller polls); handling is
+ * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or a
+ * webhook (with several processes on one store, only the elected poller polls); handling is
  * concurrent across chats, ordered per chat and topic (telegram-update-order.ts) only around the
- * handlers that check access, answer commands and record or hand over (a message's files are read in its sender's lane
- * after; a webhook update is answered once its message is handed over, within the webhook's
- * deadline; with several processes on one store, a person's /stop cancels their lane in every
- * one of them: lane-stop-broadcast.ts). Stopping gives the lanes a few seconds, then drops what
- * is left, telling each sender to send it again unless Telegram delivers it again (a webhook update the stop left
- * unanswered: hand-over-lanes.ts drain), so the turns' own grace still comes within
- * the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
- * timeouts among them, are retried a few times, 429s and 5xx within set bounds
- * (telegram-answer-retry.ts; not the membership lookups of allowed_chats, which run inside a
- * chat's ordered section: a 429 there refuses for now); outgoing traffic is throttled per chat,
- * per group and overall. Its thread outputs work before `start`, so turns — also resumed ones
- * after a restart — can reach any chat.
+ * handlers that check access, answer commands and record or hand over (a message's files are read
+ * in its sender's lane after; a webhook update is answered once its message is handed over, within
+ * the webhook's deadline; with several processes on one store, a person's /stop cancels their lane
+ * in every one of them: lane-stop-broadcast.ts). Stopping gives the lanes a few seconds, then drops
+ * what is left, telling each sender to send it again unless Telegram delivers it again (a webhook
+ * update the stop left unanswered: hand-over-lanes.ts drain), so the turns' own grace still comes
+ * within the shutdown's watchdog. Every Bot API call has a deadline by kind
+ * (telegram-deadlines.ts); network failures, timeouts among them, are retried a few times, 429s and
+ * 5xx within set bounds (telegram-answer-retry.ts; not the membership lookups of allowed_chats,
+ * which run inside a chat's ordered section: a 429 there refuses for now); outgoing traffic is
+ * throttled per chat, per group and overall. Its thread outputs work before `start`, so turns —
+ * also resumed ones after a restart — can reach any chat.
  */
 import { Api, Bot } from "grammy";
 import type { UserFromGetMe } from "grammy/types";

@@ -2,12 +2,13 @@
  * Button presses: an inline button (a card's approve/deny, a turn's stop/retry) and the private
  * chat draft's stop button. Each checks the presser may use the bot in that chat, then hands the
  * press to `service.press()` with the chat (and topic) of the message it was pressed on: a card is
- * decided only from its own chat (approvals/press-place.ts), since its buttons can reach another
- * (a forwarded copy of the card). A press on no message (an inline-mode message, which the bot
- * never sends) is answered as an inactive button: nothing says where it was pressed. An inline
- * press is answered within Telegram's few seconds ("Working on it…" when the service is slower),
- * so the spinner never hangs; a retry that started loses its button. Kept apart from the message handlers (telegram-handlers.ts): a press never goes through
- * a sender's hand-over lane, so an approval is never stuck behind the turn waiting for it.
+ * decided only from its own chat (approvals/press-place.ts), since its buttons can reach another (a
+ * forwarded copy of the card). A press on no message (an inline-mode message, which the bot never
+ * sends) is answered as an inactive button: nothing says where it was pressed. An inline press is
+ * answered within Telegram's few seconds ("Working on it…" when the service is slower), so the
+ * spinner never hangs; a retry that started loses its button. Kept apart from the message handlers
+ * (telegram-handlers.ts): a press never goes through a sender's hand-over lane, so an approval is
+ * never stuck behind the turn waiting for it.
  */
 import type { Context } from "grammy";
 import type { ButtonPress, PressResult } from "../../core/button-press.js";
