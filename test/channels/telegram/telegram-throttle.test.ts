@@ -133,10 +133,20 @@ describe("throttleTransformer", () => {
     }) as never;
     await transformer(prev, "sendMessage", { chat_id: 1, text: "a" } as never);
     const controller = new AbortController();
-    const waiting = transformer(prev, "sendMessage", { chat_id: 1, text: "b" } as never, controller.signal);
+    const waiting = transformer(
+      prev,
+      "sendMessage",
+      { chat_id: 1, text: "b" } as never,
+      controller.signal as never,
+    );
     controller.abort();
     await expect(waiting).rejects.toThrow("Bot API call aborted while throttled");
-    const late = transformer(prev, "sendMessage", { chat_id: 1, text: "c" } as never, controller.signal);
+    const late = transformer(
+      prev,
+      "sendMessage",
+      { chat_id: 1, text: "c" } as never,
+      controller.signal as never,
+    );
     await expect(late).rejects.toThrow("Bot API call aborted while throttled");
     expect(sent).toEqual(["a"]);
   });
