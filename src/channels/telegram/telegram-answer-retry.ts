@@ -34,7 +34,7 @@ export function answerRetryTransformer({ maxRetryAttempts, maxDelaySeconds }: Ca
     /** `serverErrors`: the 5xx answers since the call began or its last 429, which sets the backoff. */
     const attempt = (retriesLeft: number, serverErrors: number): Promise<Answer> =>
       prev(method, payload, signal).then((answer) => {
-        if (answer.ok || retriesLeft === 0) return answer;
+        if (answer.ok || retriesLeft <= 0) return answer;
         const retryAfter = answer.parameters?.retry_after;
         if (typeof retryAfter === "number" && retryAfter <= maxDelaySeconds)
           return pauseCall(retryAfter * 1000, signal, ABORTED_BETWEEN_RETRIES).then(() =>

@@ -84,6 +84,21 @@ describe("answerRetryTransformer", () => {
     expect(Date.now()).toBe(21_000);
   });
 
+  it("takes a retry count below one as none, never as endless", async () => {
+    for (const maxRetryAttempts of [0, -1, 0.5]) {
+      const failing = answering([serverError]);
+      const result = answerRetryTransformer({ maxRetryAttempts, maxDelaySeconds: 60 })(
+        failing.prev as never,
+        "sendMessage",
+        {} as never,
+        undefined as never,
+      );
+      await vi.advanceTimersByTimeAsync(3_600_000);
+      await expect(result).resolves.toBe(serverError);
+      expect(failing.at.length).toBeLessThanOrEqual(2);
+    }
+  });
+
   it("doubles a 5xx's wait up to an hour, and no further", async () => {
     const failing = answering([serverError]);
     const result = answerRetryTransformer({ maxRetryAttempts: 12, maxDelaySeconds: 60 })(
