@@ -5,8 +5,9 @@
  * user:" entry in a channel memory). Every line break counts, not only "\n": "\r", NEL U+0085,
  * the Unicode line and paragraph separators U+2028/U+2029, and with them every other control
  * character (C0 and C1, tabs, …). A line shown in a list is often clipped too (`clipLine`),
- * between whole characters.
+ * between whole characters, and on a card as literal text (`literalLine`).
  */
+import { markdownLiteral } from "./person-text.js";
 import { clip } from "./surrogate-pairs.js";
 
 /** Control characters (`\p{Cc}`: C0, DEL, C1 with NEL) and the line and paragraph separators. */
@@ -28,4 +29,12 @@ export function foldedLine(text: string): string {
  */
 export function clipLine(text: string, max: number): string {
   return clip(foldedLine(text), max);
+}
+
+/**
+ * `text` as one line of literal markdown (`clipLine`, then `markdownLiteral`): a card's line naming
+ * the model's words — a path, a file's name, a channel — that raw could write lines or links of it.
+ */
+export function literalLine(text: string, max: number): string {
+  return markdownLiteral(clipLine(text, max));
 }

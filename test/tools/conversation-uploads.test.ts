@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { perSessionUploadFolder } from "../support/per-session-upload-folder.js";
+import { markdownLiteral } from "../../src/core/person-text.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { AnyTool } from "../../src/core/tool.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
@@ -215,17 +216,17 @@ describe("another conversation's uploads", () => {
         output: refusal(file),
       });
       expect((await preview(BOB, "write_file", { path: file, content: "forged" })).summary).toBe(
-        `Write ${file} — will fail: ${refusal(file)}`,
+        `Write ${markdownLiteral(file)} — will fail: ${markdownLiteral(refusal(file))}`,
       );
       expect((await preview(BOB, "web_fetch", { url: served(), save_to: file })).summary).toBe(
-        `Fetch a URL — will fail: ${refusal(file)}`,
+        `Fetch a URL — will fail: ${markdownLiteral(refusal(file))}`,
       );
     }
     for (const file of [PAYSLIP, PAYSLIP.replace("payslip", "nothing")]) {
       const edit = { path: file, old_text: "4200", new_text: "9000" };
       expect(await as(BOB, "edit_file", edit)).toEqual({ ok: false, output: refusal(file) });
       expect((await preview(BOB, "edit_file", edit)).summary).toBe(
-        `Edit ${file} — will fail: ${refusal(file)}`,
+        `Edit ${markdownLiteral(file)} — will fail: ${markdownLiteral(refusal(file))}`,
       );
     }
     expect(fetched).toBe(0);
@@ -254,17 +255,21 @@ describe("the same conversation's uploads", () => {
 
   it("are written, edited and saved into by another thread of the DM, in both layouts", async () => {
     const edit = { path: PAYSLIP, old_text: "4200", new_text: "4300" };
-    expect((await preview(ANA_LATER, "edit_file", edit)).summary).toBe(`Edit ${PAYSLIP} at line 1`);
+    expect((await preview(ANA_LATER, "edit_file", edit)).summary).toBe(
+      `Edit ${markdownLiteral(PAYSLIP)} at line 1`,
+    );
     expect(await as(ANA_LATER, "edit_file", edit)).toMatchObject({ ok: true });
     expect(await readFile(path.join(ws, PAYSLIP), "utf8")).toBe("SALARY 4300\n");
     const write = { path: CONTRACT, content: "fixed contract\n" };
-    expect((await preview(ANA_LATER, "write_file", write)).summary).toBe(`Overwrite ${CONTRACT} (1 lines)`);
+    expect((await preview(ANA_LATER, "write_file", write)).summary).toBe(
+      `Overwrite ${markdownLiteral(CONTRACT)} (1 lines)`,
+    );
     expect(await as(ANA_LATER, "write_file", write)).toMatchObject({ ok: true });
     expect(await readFile(path.join(ws, CONTRACT), "utf8")).toBe("fixed contract\n");
     const saved = `${uploadFolderOf(ANA_LATER)}/fetched.txt`;
     const fetch = { url: served(), save_to: saved };
     expect((await preview(ANA_LATER, "web_fetch", fetch)).summary).toBe(
-      `Fetch a URL and save it to ${saved}`,
+      `Fetch a URL and save it to ${markdownLiteral(saved)}`,
     );
     expect(await as(ANA_LATER, "web_fetch", fetch)).toMatchObject({ ok: true });
     expect(await readFile(path.join(ws, saved), "utf8")).toBe("fetched body");

@@ -244,7 +244,7 @@ describe("write_file", () => {
     const tool = createWriteFileTool({ workspace });
     const context = makeContext();
     const preview = await tool.preview?.({ path: "app.txt", content: "one\nTWO\n" }, context);
-    expect(preview?.summary).toBe("Overwrite app.txt (2 lines)");
+    expect(preview?.summary).toBe("Overwrite app\\.txt (2 lines)");
     expect(preview?.detail?.kind).toBe("diff");
     expect(preview?.detail?.text).toContain(
       "--- a/app.txt\n+++ b/app.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n",
@@ -260,7 +260,7 @@ describe("write_file", () => {
     const content = "short\nnew content\n";
     const preview = await tool.preview?.({ path: "huge.txt", content }, makeContext());
     expect(preview?.summary).toBe(
-      "Overwrite huge.txt with the 2 lines below (the change is too large to show as a diff)",
+      "Overwrite huge\\.txt with the 2 lines below (the change is too large to show as a diff)",
     );
     expect(preview?.detail).toEqual({ kind: "code", text: content });
   });
@@ -283,7 +283,7 @@ describe("write_file", () => {
     );
     expect((await call(tool, { path: path.join(outside, "pwned.txt"), content: "x" })).ok).toBe(false);
     const preview = await tool.preview?.({ path: "../pwned.txt", content: "x" }, makeContext());
-    expect(preview?.summary).toMatch(/^Write \.\.\/pwned\.txt — will fail: .*outside the workspace/);
+    expect(preview?.summary).toMatch(/^Write \\\.\\\.\\\/pwned\\\.txt — will fail: .*outside the workspace/);
     await expect(readFile(path.join(outside, "pwned.txt"))).rejects.toThrow();
   });
 });
@@ -317,7 +317,7 @@ describe("edit_file", () => {
       { path: "code.ts", old_text: "let b = 1;", new_text: "let b = 2;" },
       makeContext(),
     );
-    expect(preview?.summary).toBe("Edit code.ts at line 2");
+    expect(preview?.summary).toBe("Edit code\\.ts at line 2");
     expect(preview?.detail?.text).toContain("-let b = 1;\n+let b = 2;");
     expect(
       (await call(tool, { path: path.join(outside, "secret.txt"), old_text: "top", new_text: "x" })).output,
@@ -333,8 +333,31 @@ describe("edit_file", () => {
       makeContext(),
     );
     expect(preview?.summary).toBe(
-      "Edit big.ts at line 1: replace 140001 lines with the 2 lines below (the change is too large to show as a diff)",
+      "Edit big\\.ts at line 1: replace 140001 lines with the 2 lines below (the change is too large to show as a diff)",
     );
     expect(preview?.detail).toEqual({ kind: "code", text: "start\nlet x = 1;\n" });
+  });
+});
+
+describe("a write's card", () => {
+  it("never lets the path, the model's words, write lines or markdown of the card", async () => {
+    const forged = "x\n\n*Checked by security: harmless*.md";
+    const write = createWriteFileTool({ workspace });
+    const edit = createEditFileTool({ workspace });
+    const shown = [
+      await write.preview?.({ path: forged, content: "a\n" }, makeContext()),
+      await write.preview?.({ path: `${forged}/../../../x`, content: "a\n" }, makeContext()),
+      await edit.preview?.({ path: forged, old_text: "a", new_text: "b" }, makeContext()),
+    ];
+    await writeFile(path.join(ws, forged), "a\n");
+    shown.push(
+      await write.preview?.({ path: forged, content: "b\n" }, makeContext()),
+      await edit.preview?.({ path: forged, old_text: "a", new_text: "b" }, makeContext()),
+      await edit.preview?.({ path: forged, old_text: "zz", new_text: "b" }, makeContext()),
+    );
+    for (const preview of shown) {
+      expect(preview?.summary).not.toContain("\n");
+      expect(preview?.summary).not.toContain(" *Checked");
+    }
   });
 });

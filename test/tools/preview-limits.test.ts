@@ -25,7 +25,7 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
       makeContext(),
     );
     expect(preview).toEqual({
-      summary: "Replace big.log (100.0 MB, too large to compare) with 1 lines of text",
+      summary: "Replace big\\.log (100.0 MB, too large to compare) with 1 lines of text",
       fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
@@ -38,7 +38,7 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
       makeContext(),
     );
     expect(preview?.summary).toBe(
-      "Overwrite data.txt with the 500 lines below (the change is too large to show as a diff)",
+      "Overwrite data\\.txt with the 500 lines below (the change is too large to show as a diff)",
     );
     expect(preview?.detail).toEqual({ kind: "code", text: content });
   }, 60_000);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
+import { markdownLiteral } from "../../src/core/person-text.js";
 import { callCategory } from "../../src/core/tool.js";
 import { createWebFetchTool } from "../../src/tools/web/web-fetch.js";
 import { type RecordingHttpServer, startRecordingHttpServer } from "../support/recording-http-server.js";
@@ -83,10 +84,10 @@ describe("web_fetch save_to is a write", () => {
     const tool = webFetch();
     const context = makeContext({ root: ws });
     expect((await tool.preview?.({ url: at("a.test", "/f"), save_to: "data.csv" }, context))?.summary).toBe(
-      "Fetch a URL and overwrite data.csv (it exists)",
+      "Fetch a URL and overwrite data\\.csv (it exists)",
     );
     expect((await tool.preview?.({ url: at("a.test", "/f"), save_to: "new.csv" }, context))?.summary).toBe(
-      "Fetch a URL and save it to new.csv",
+      "Fetch a URL and save it to new\\.csv",
     );
     const saved = await call(tool, { url: at("a.test", "/f"), save_to: "data.csv" }, context);
     expect(saved.output).toMatch(/to data\.csv \(replacing the file that was there\)\.$/);
@@ -100,7 +101,7 @@ describe("web_fetch save_to is a write", () => {
       const result = await call(tool, { url: at("a.test", "/hook"), save_to: target });
       expect(result).toEqual({ ok: false, output: expect.stringMatching(/inside a \.git folder/) });
       const card = await tool.preview?.({ url: at("a.test", "/hook"), save_to: target }, makeContext());
-      expect(card?.summary).toMatch(/will fail: .* inside a \.git folder/);
+      expect(card?.summary).toMatch(/will fail: .* inside a \\\.git folder/);
     }
     expect(hits).toEqual([]);
   });
@@ -132,7 +133,7 @@ describe("web_fetch save_to is a write", () => {
         output: steers(shown),
       });
       const card = await tool.preview?.({ url: at("a.test", "/f"), save_to: target }, context);
-      expect(card?.summary).toBe(`Fetch a URL — will fail: ${steers(shown)}`);
+      expect(card?.summary).toBe(`Fetch a URL — will fail: ${markdownLiteral(steers(shown))}`);
     }
     expect(hits).toEqual([]);
     expect(await readFile(path.join(ws, ".coworker/skills/deploy/SKILL.md"), "utf8")).toBe("old skill");

@@ -14,6 +14,7 @@ import { contentFingerprint } from "./content-fingerprint.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
+import { pathOnCard, reasonOnCard } from "./path-on-card.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { readTextFile } from "./text-file.js";
 
@@ -101,7 +102,7 @@ export function createEditFileTool(options: EditFileOptions) {
         const edit = planEdit(before, args, file.display);
         if (!edit.ok)
           return {
-            summary: `Edit ${file.display} — will fail: ${edit.error}`,
+            summary: `Edit ${pathOnCard(file.display)} — will fail: ${reasonOnCard(edit.error)}`,
             fingerprint: contentFingerprint(["edit_file", file.display, "fails", edit.error]),
           };
         // The file's text before and after, whatever the card can show of it.
@@ -110,20 +111,20 @@ export function createEditFileTool(options: EditFileOptions) {
         if (diff === undefined) {
           const replaced = `${countLines(args.old_text)} lines with the ${countLines(args.new_text)} lines below`;
           return {
-            summary: `Edit ${file.display} at line ${edit.line}: replace ${replaced} (${NO_DIFF_NOTE})`,
+            summary: `Edit ${pathOnCard(file.display)} at line ${edit.line}: replace ${replaced} (${NO_DIFF_NOTE})`,
             detail: { kind: "code", text: args.new_text },
             fingerprint,
           };
         }
         return {
-          summary: `Edit ${file.display} at line ${edit.line}`,
+          summary: `Edit ${pathOnCard(file.display)} at line ${edit.line}`,
           detail: { kind: "diff", text: diff },
           fingerprint,
         };
       } catch (error) {
         const failure = fileErrorMessage(error, args.path);
         return {
-          summary: `Edit ${args.path} — will fail: ${failure}`,
+          summary: `Edit ${pathOnCard(args.path)} — will fail: ${reasonOnCard(failure)}`,
           fingerprint: contentFingerprint([
             "edit_file",
             args.path,

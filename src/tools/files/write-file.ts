@@ -15,6 +15,7 @@ import { contentFingerprint } from "./content-fingerprint.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
+import { pathOnCard, reasonOnCard } from "./path-on-card.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { decodeText } from "./text-file.js";
 import type { ResolvedPath } from "./workspace-paths.js";
@@ -82,13 +83,13 @@ export function createWriteFileTool(options: WriteFileOptions) {
         const fingerprint = contentFingerprint(["write_file", file.display, bytes, args.content]);
         if (before === null) {
           return {
-            summary: `Replace binary file ${file.display} with ${countLines(args.content)} lines of text`,
+            summary: `Replace binary file ${pathOnCard(file.display)} with ${countLines(args.content)} lines of text`,
             fingerprint,
           };
         }
         if (typeof before === "number") {
           return {
-            summary: `Replace ${file.display} (${formatBytes(before)}, too large to compare) with ${countLines(args.content)} lines of text`,
+            summary: `Replace ${pathOnCard(file.display)} (${formatBytes(before)}, too large to compare) with ${countLines(args.content)} lines of text`,
             fingerprint,
           };
         }
@@ -97,19 +98,19 @@ export function createWriteFileTool(options: WriteFileOptions) {
         const diff = await unifiedDiff(file.display, before, args.content);
         if (diff === undefined)
           return {
-            summary: `${verb} ${file.display} with the ${lines} lines below (${NO_DIFF_NOTE})`,
+            summary: `${verb} ${pathOnCard(file.display)} with the ${lines} lines below (${NO_DIFF_NOTE})`,
             detail: { kind: "code", text: args.content },
             fingerprint,
           };
         return {
-          summary: `${verb} ${file.display} (${lines} lines)`,
+          summary: `${verb} ${pathOnCard(file.display)} (${lines} lines)`,
           detail: { kind: "diff", text: diff },
           fingerprint,
         };
       } catch (error) {
         const failure = fileErrorMessage(error, args.path);
         return {
-          summary: `Write ${args.path} — will fail: ${failure}`,
+          summary: `Write ${pathOnCard(args.path)} — will fail: ${reasonOnCard(failure)}`,
           fingerprint: contentFingerprint(["write_file", args.path, "fails", failure, args.content]),
         };
       }

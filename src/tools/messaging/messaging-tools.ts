@@ -18,7 +18,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
-import { clipLine } from "../../core/one-line.js";
+import { literalLine } from "../../core/one-line.js";
 import { markdownLiteral } from "../../core/person-text.js";
 import { fileSha256 } from "../../core/file-sha256.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
@@ -26,6 +26,7 @@ import { NotRegularFileError } from "../files/anchored-fs.js";
 import { contentFingerprint } from "../files/content-fingerprint.js";
 import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
+import { pathOnCard, reasonOnCard } from "../files/path-on-card.js";
 import { withWorkspaceFile } from "../files/service-file-access.js";
 import { requestCaller, threadTargetOf } from "../session-target.js";
 import { defineTool, fail, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
@@ -124,19 +125,6 @@ async function planUpload(
 
 /** Longest channel shown on send_message's card, in characters. */
 const CHANNEL_SHOWN_MAX = 120;
-
-/** Longest path (as the model wrote it, or resolved) or file name shown on send_file's card, in characters. */
-const PATH_SHOWN_MAX = 200;
-/** Longest reason a send_file card gives for a refusal (it names the path), in characters. */
-const REASON_SHOWN_MAX = 400;
-
-/**
- * `text` as one clipped line of literal text on a card: a channel, a path and a file's name are the
- * model's words (it names the workspace's files too), and raw they could write lines of the card.
- */
-function literalLine(text: string, max = PATH_SHOWN_MAX): string {
-  return markdownLiteral(clipLine(text, max));
-}
 
 /**
  * The channel a send_message card names, as one line of literal text (the argument is the model's:
@@ -240,13 +228,13 @@ export function createMessagingTools(options: MessagingToolsOptions) {
         const plan = await withWorkspaceFile(paths, args.path, (opened, info, file) =>
           planUpload(opened, info, file, maxFileBytes),
         );
-        const linked = plan.shown === args.path ? "" : ` (${literalLine(args.path)} leads there)`;
-        const what = `${literalLine(plan.shown)}${linked} as "${literalLine(plan.name)}" (${formatBytes(plan.size)})`;
+        const linked = plan.shown === args.path ? "" : ` (${pathOnCard(args.path)} leads there)`;
+        const what = `${pathOnCard(plan.shown)}${linked} as "${pathOnCard(plan.name)}" (${formatBytes(plan.size)})`;
         return {
           summary:
             plan.refusal === undefined
               ? `Upload ${what} into this conversation${caption}`
-              : `Upload ${what} — will fail: ${literalLine(plan.refusal, REASON_SHOWN_MAX)}`,
+              : `Upload ${what} — will fail: ${reasonOnCard(plan.refusal)}`,
           ...detail,
           fingerprint: plan.fingerprint,
         };
@@ -256,7 +244,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
             ? `${args.path} is not a file`
             : fileErrorMessage(error, args.path);
         return {
-          summary: `Upload ${literalLine(args.path)} — will fail: ${literalLine(failure, REASON_SHOWN_MAX)}`,
+          summary: `Upload ${pathOnCard(args.path)} — will fail: ${reasonOnCard(failure)}`,
           fingerprint: contentFingerprint(["send_file", args.path, "fails", failure]),
         };
       }

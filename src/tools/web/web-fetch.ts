@@ -20,6 +20,7 @@ import { z } from "zod";
 import { writeChecked } from "../files/anchored-fs.js";
 import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
+import { pathOnCard, reasonOnCard } from "../files/path-on-card.js";
 import { steeringTargetOf } from "../files/steering-files.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
@@ -355,11 +356,14 @@ export function createWebFetchTool(options: WebFetchOptions) {
         const paths = options.workspace.forRequest(context.request);
         const file = await paths.resolve(args.save_to);
         const refusal = await saveRefusal(paths, file);
-        if (refusal !== undefined) return { summary: `Fetch a URL — will fail: ${refusal}`, detail };
-        const what = file.identity ? `overwrite ${file.display} (it exists)` : `save it to ${file.display}`;
+        if (refusal !== undefined)
+          return { summary: `Fetch a URL — will fail: ${reasonOnCard(refusal)}`, detail };
+        const shown = pathOnCard(file.display);
+        const what = file.identity ? `overwrite ${shown} (it exists)` : `save it to ${shown}`;
         return { summary: `Fetch a URL and ${what}`, detail };
       } catch (error) {
-        return { summary: `Fetch a URL — will fail: ${fileErrorMessage(error, args.save_to)}`, detail };
+        const failure = reasonOnCard(fileErrorMessage(error, args.save_to));
+        return { summary: `Fetch a URL — will fail: ${failure}`, detail };
       }
     },
   });
