@@ -34,6 +34,8 @@ export const buttonPressSchema = z.discriminatedUnion("kind", [
     pendingId: z.string().min(1).max(24),
     action: z.string().min(1).max(64),
     user: platformUserSchema,
+    // Where the button was pressed: a card is decided only from its own conversation (press-place.ts).
+    pressedIn: threadTargetSchema.optional(),
   }),
   z.object({
     kind: z.literal("control"),
