@@ -53,4 +53,23 @@ describe("matchHardDeny's configured patterns", () => {
   it("leaves content arguments alone", () => {
     expect(matchHardDeny(configured, { path: "notes.md", content: "see deploy/run.sh" })).toBeUndefined();
   });
+
+  it("judges the targets of a call's listed items, like save_skill's bundled files and where they are copied from", () => {
+    const bundled = (file: Record<string, string>) => ({ name: "ship", files: [file] });
+    expect(matchHardDeny(configured, bundled({ path: "run.sh", from: "deploy/run.sh" }))?.subject).toBe(
+      "deploy/run.sh",
+    );
+    expect(matchHardDeny(configured, bundled({ path: "deploy/run.sh", content: "x" }))?.subject).toBe(
+      "deploy/run.sh",
+    );
+    expect(matchHardDeny(rules, bundled({ path: "env.txt", from: ".env" }))?.subject).toBe(".env");
+    expect(
+      matchHardDeny(configured, bundled({ path: "notes.md", content: "see deploy/run.sh" })),
+    ).toBeUndefined();
+  });
+
+  it("judges arguments nested as deep as the model likes", () => {
+    const deep = JSON.parse(`${'{"a":['.repeat(100_000)}{"path":"deploy/x"}${"]}".repeat(100_000)}`);
+    expect(matchHardDeny(configured, deep)?.subject).toBe("deploy/x");
+  });
 });

@@ -65,6 +65,8 @@ const TARGET_KEYS: ReadonlySet<string> = new Set([
   "source",
   // web_fetch's file to save the body in: a write as much as write_file's path.
   "save_to",
+  // save_skill's bundled file copied from the workspace: a read as much as read_file's path.
+  "from",
 ]);
 
 /** Compile the built-in rules plus configured regex sources (throws naming a bad pattern). */
@@ -83,9 +85,26 @@ export function compileHardDenyRules(configured: readonly string[]): readonly Ha
   return rules;
 }
 
-function collectStrings(value: unknown, out: string[]): void {
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out);
+/**
+ * The target strings of `args`, in order, with the key each is under: a target key's strings, in
+ * lists as well, and so on down through lists and objects (save_skill's `files: [{path, from,
+ * content}]`), each string judged by its own key — a listed item's content stays content. Walked
+ * with a stack, not by recursion: a call's arguments nest as deep as the model likes.
+ */
+function targetsOf(args: Readonly<Record<string, unknown>>): Array<[key: string, text: string]> {
+  const out: Array<[key: string, text: string]> = [];
+  const stack: Array<[key: string, value: unknown]> = Object.entries(args).reverse();
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [key, value] = next;
+    if (typeof value === "string") {
+      if (TARGET_KEYS.has(key)) out.push([key, value]);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([key, value[i]]);
+    } else if (typeof value === "object" && value !== null) {
+      stack.push(...Object.entries(value).reverse());
+    }
+  }
+  return out;
 }
 
 /** The texts the regular expressions see for one target: as written, and a command's lexed words. */
@@ -102,11 +121,8 @@ export function matchHardDeny(
     const rule = matchCommandRules(args.command);
     if (rule !== undefined) return { rule, subject: args.command };
   }
-  for (const [key, value] of Object.entries(args)) {
-    if (!TARGET_KEYS.has(key)) continue;
-    const strings: string[] = [];
-    collectStrings(value, strings);
-    for (const subject of strings.flatMap((text) => subjectsOf(key, text))) {
+  for (const [key, text] of targetsOf(args)) {
+    for (const subject of subjectsOf(key, text)) {
       for (const rule of rules) if (rule.pattern.test(subject)) return { rule: rule.label, subject };
     }
   }
