@@ -8,20 +8,17 @@
 import path from "node:path";
 import pino, { type Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool, ok } from "../../src/core/tool.js";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
-import type { SessionManager } from "../../src/sessions/session-manager.js";
 import { SESSION_RECORD_KIND } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import type { Store } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
-import { recordDownloads } from "../../src/tools/shell/downloads.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
 import { workspaceDownloadLogId } from "../../src/sessions/workspace-downloads.js";
-import { RecordingOutputs } from "../support/recording-output.js";
-import { type ScriptedStep, ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
-import { buildSessionManager, engineFactory } from "../support/session-stack.js";
+import { type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
+import {
+  asksOrEnds,
+  type DownloadingProcess,
+  DownloadingProcesses,
+} from "./helpers/downloading-processes.js";
 import { ANA, message, openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
 
 // A DM: its owner (Ana) may put the session in auto mode, where only the download rule still asks.
@@ -31,80 +28,13 @@ const OTHER = thread("1700000000.000200", "DHOME");
 const FILES = 1_000;
 const CURL = `curl ${Array.from({ length: FILES }, (_, i) => `--output dl/file-${i}.bin`).join(" ")} https://example.com/x`;
 
-/** One "process": a manager on `store` whose model takes `steps`; `ran` lists the shell commands that ran. */
-function processOn(store: Store, dataDir: string, steps: readonly ScriptedStep[], logger?: Logger) {
-  const ran: string[] = [];
-  const registry = new ToolRegistry();
-  registry.register(
-    defineTool({
-      name: "shell",
-      description: "run a shell command (test): records what it downloads, as run_command does",
-      inputSchema: z.object({ command: z.string() }),
-      category: "exec",
-      risk: "high",
-      grantKey: "command",
-      concurrent: false,
-      async execute(args, ctx) {
-        ran.push(args.command);
-        await recordDownloads(args.command, path.join(dataDir, "ws"), ctx.facts);
-        return ok("done");
-      },
-    }),
-  );
-  const manager = buildSessionManager({
-    store,
-    createEngine: engineFactory(new ScriptedProvider(steps), registry),
-    dataDir,
-    model: "test-model",
-    provider: "scripted",
-    maxSessionsInMemory: 50,
-    logger,
-  });
-  const outputs = new RecordingOutputs();
-  manager.registerOutput("slack", outputs.factory);
-  return { manager, outputs, ran };
-}
+const processes = new DownloadingProcesses();
+afterEach(() => processes.stopAll());
 
-let running: Array<{ manager: SessionManager; store: Store }> = [];
-afterEach(async () => {
-  for (const { manager, store } of running) {
-    await manager.drain(0);
-    await store.close();
-  }
-  running = [];
-});
-
-/** Open the SQLite store in `dataDir` and start a process on it. */
-async function start(dataDir: string, steps: readonly ScriptedStep[], logger?: Logger) {
-  const store = await openStore(dataDir);
-  const process = processOn(store, dataDir, steps, logger);
-  running.push({ manager: process.manager, store });
-  await process.manager.start();
-  return { ...process, store };
-}
-
-/** Stop the process (its sessions drained, its store closed). */
-async function stop(process: { manager: SessionManager; store: Store }): Promise<void> {
-  running = running.filter((r) => r.manager !== process.manager);
-  await process.manager.drain(0);
-  await process.store.close();
-}
-
-/** A message asks the model to run something; resolves once a card asks a person or the turn ends. */
-async function asksOrEnds(
-  process: Awaited<ReturnType<typeof start>>,
-  text: string,
-  target = HOME,
-): Promise<"asked" | "ended"> {
-  const output = process.outputs.for(target);
-  const cards = output.cards.length;
-  const turns = output.closedTurns.length;
-  await process.manager.receive(message(text, { target }));
-  return process.outputs.until(
-    () => (output.cards.length > cards ? "asked" : output.closedTurns.length > turns ? "ended" : undefined),
-    "a card or the turn's end",
-  );
-}
+/** Start a process on the SQLite store in `dataDir`; its shell records downloads under ws/. */
+const start = (dataDir: string, steps: readonly ScriptedStep[], logger?: Logger) =>
+  processes.start(dataDir, { steps, downloadRoot: path.join(dataDir, "ws"), logger });
+const stop = (process: DownloadingProcess) => processes.stop(process);
 
 describe("downloaded files, kept out of the session record", () => {
   it("one command downloading 1,000 files leaves the record small, and running one still asks after a restart", async () => {
@@ -117,7 +47,7 @@ describe("downloaded files, kept out of the session record", () => {
     await first.manager.receive(message("hello", { target: HOME }));
     await first.manager.idle();
     await first.manager.command(HOME, ANA, "mode", ["auto"]);
-    expect(await asksOrEnds(first, "fetch them")).toBe("ended");
+    expect(await asksOrEnds(first, "fetch them", HOME)).toBe("ended");
     expect(first.ran).toEqual([CURL]);
     await stop(first);
 
@@ -131,7 +61,7 @@ describe("downloaded files, kept out of the session record", () => {
     await reopened.close();
 
     const second = await start(dataDir, [toolStep(["c2", "shell", { command: "sh dl/file-432.bin" }])]);
-    expect(await asksOrEnds(second, "run file 432")).toBe("asked");
+    expect(await asksOrEnds(second, "run file 432", HOME)).toBe("asked");
     expect(second.ran).toEqual([]);
   });
 
@@ -145,7 +75,7 @@ describe("downloaded files, kept out of the session record", () => {
     await first.manager.receive(message("hello", { target: HOME }));
     await first.manager.idle();
     await first.manager.command(HOME, ANA, "mode", ["auto"]);
-    expect(await asksOrEnds(first, "fetch it")).toBe("ended");
+    expect(await asksOrEnds(first, "fetch it", HOME)).toBe("ended");
     await stop(first);
 
     const store = await openStore(dataDir);
@@ -157,7 +87,7 @@ describe("downloaded files, kept out of the session record", () => {
     const lines: Array<{ msg?: string }> = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const second = await start(dataDir, [toolStep(["c2", "shell", { command: "sh dl/a.sh" }])], logger);
-    expect(await asksOrEnds(second, "run it")).toBe("asked");
+    expect(await asksOrEnds(second, "run it", HOME)).toBe("asked");
     expect(lines.map((line) => line.msg)).toContainEqual(expect.stringMatching(/page 0\) is corrupt/));
   });
 
@@ -176,7 +106,7 @@ describe("downloaded files, kept out of the session record", () => {
     await store.close();
 
     const first = await start(dataDir, [toolStep(["c1", "shell", { command: "bash ./setup.sh" }])]);
-    expect(await asksOrEnds(first, "run setup")).toBe("asked");
+    expect(await asksOrEnds(first, "run setup", HOME)).toBe("asked");
     expect(first.ran).toEqual([]);
     await first.manager.drain(0);
     const records = new SessionRecords(first.store.space("sessions"));
@@ -197,13 +127,13 @@ describe("downloaded files, kept out of the session record", () => {
     await first.manager.receive(message("hello", { target: HOME }));
     await first.manager.idle();
     await first.manager.command(HOME, ANA, "mode", ["auto"]);
-    expect(await asksOrEnds(first, "fetch it")).toBe("ended");
+    expect(await asksOrEnds(first, "fetch it", HOME)).toBe("ended");
     const before = await new SessionRecords(first.store.space("sessions")).currentId(sessionKeyOf(HOME));
     await first.manager.command(HOME, ANA, "new", []);
     const after = await new SessionRecords(first.store.space("sessions")).currentId(sessionKeyOf(HOME));
     expect(after).not.toBe(before);
     await first.manager.command(HOME, ANA, "mode", ["auto"]);
-    expect(await asksOrEnds(first, "run it")).toBe("asked");
+    expect(await asksOrEnds(first, "run it", HOME)).toBe("asked");
     expect(first.ran).toEqual(["curl --output dl/a.sh https://example.com/a"]);
     await stop(first);
 

@@ -12,9 +12,6 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool, ok } from "../../src/core/tool.js";
-import type { SessionManager } from "../../src/sessions/session-manager.js";
 import {
   DOWNLOAD_PAGES_PER_SNAPSHOT,
   DownloadLog,
@@ -26,14 +23,11 @@ import {
 import { WorkspaceDownloads, workspaceDownloadLogId } from "../../src/sessions/workspace-downloads.js";
 import { createStore } from "../../src/store/create-store.js";
 import { MAX_KEY_LENGTH } from "../../src/store/keyv-space.js";
-import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import { getAll, type KeyValueSpace } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
-import { recordDownloads } from "../../src/tools/shell/downloads.js";
 import { spaceLike } from "../support/space-like.js";
-import { RecordingOutputs } from "../support/recording-output.js";
-import { ScriptedProvider, type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
-import { buildSessionManager, engineFactory } from "../support/session-stack.js";
+import { type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
+import { asksOrEnds, DownloadingProcesses } from "./helpers/downloading-processes.js";
 import { ANA, message, openStore, tempDir, thread } from "./helpers/harness.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
 
@@ -181,73 +175,12 @@ describe("the keys of a download log", () => {
   });
 });
 
-/** One process: a session manager on `store` working in `root`, whose model takes `steps`; `ran` lists the shell commands run. */
-function processIn(store: Store, dataDir: string, root: string, steps: readonly ScriptedStep[]) {
-  const ran: string[] = [];
-  const registry = new ToolRegistry();
-  registry.register(
-    defineTool({
-      name: "shell",
-      description: "run a shell command (test): records what it downloads, as run_command does",
-      inputSchema: z.object({ command: z.string() }),
-      category: "exec",
-      risk: "high",
-      grantKey: "command",
-      concurrent: false,
-      async execute(args, ctx) {
-        ran.push(args.command);
-        await recordDownloads(args.command, root, ctx.facts);
-        return ok("done");
-      },
-    }),
-  );
-  const manager = buildSessionManager({
-    store,
-    createEngine: engineFactory(new ScriptedProvider(steps), registry),
-    dataDir,
-    workspaceRoot: root,
-    model: "test-model",
-    provider: "scripted",
-    maxSessionsInMemory: 50,
-  });
-  const outputs = new RecordingOutputs();
-  manager.registerOutput("slack", outputs.factory);
-  return { manager, outputs, ran };
-}
+const processes = new DownloadingProcesses();
+afterEach(() => processes.stopAll());
 
-let running: Array<{ manager: SessionManager; store: Store }> = [];
-afterEach(async () => {
-  for (const { manager, store } of running) {
-    await manager.drain(0);
-    await store.close();
-  }
-  running = [];
-});
-
-/** Start a process on the SQLite store in `dataDir`. */
-async function start(dataDir: string, root: string, steps: readonly ScriptedStep[]) {
-  const store = await openStore(dataDir);
-  const process = processIn(store, dataDir, root, steps);
-  running.push({ manager: process.manager, store });
-  await process.manager.start();
-  return process;
-}
-
-/** A message asks the model to run something; resolves once a card asks a person or the turn ends. */
-async function asksOrEnds(
-  process: ReturnType<typeof processIn>,
-  text: string,
-  target = HOME,
-): Promise<"asked" | "ended"> {
-  const output = process.outputs.for(target);
-  const cards = output.cards.length;
-  const turns = output.closedTurns.length;
-  await process.manager.receive(message(text, { target }));
-  return process.outputs.until(
-    () => (output.cards.length > cards ? "asked" : output.closedTurns.length > turns ? "ended" : undefined),
-    "a card or the turn's end",
-  );
-}
+/** Start a process on the SQLite store in `dataDir`, working in `root`. */
+const start = (dataDir: string, root: string, steps: readonly ScriptedStep[]) =>
+  processes.start(dataDir, { steps, downloadRoot: root, workspaceRoot: root });
 
 describe("the service on a workspace root of 300 characters", () => {
   it("records a download, and running it asks a person, also after a restart", async () => {
@@ -262,12 +195,10 @@ describe("the service on a workspace root of 300 characters", () => {
     await first.manager.receive(message("hello", { target: HOME }));
     await first.manager.idle();
     await first.manager.command(HOME, ANA, "mode", ["auto"]);
-    expect(await asksOrEnds(first, "fetch it")).toBe("ended");
-    expect(await asksOrEnds(first, "run it")).toBe("asked");
+    expect(await asksOrEnds(first, "fetch it", HOME)).toBe("ended");
+    expect(await asksOrEnds(first, "run it", HOME)).toBe("asked");
     expect(first.ran).toEqual(["curl --output dl/a.sh https://example.com/a"]);
-    const stopped = running.pop();
-    await stopped?.manager.drain(0);
-    await stopped?.store.close();
+    await processes.stop(first);
 
     // After a restart, a new session of another thread on the workspace reads the record from the store.
     const second = await start(dataDir, root, [
