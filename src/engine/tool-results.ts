@@ -12,7 +12,7 @@ export const TOOL_RESULT = Object.freeze({
   deniedByUser: "Not run: the user denied this call. Do not retry it unless they ask you to.",
   notStarted: "Not run: the user stopped the turn before this call started. Nothing was executed.",
   changedSinceApproval:
-    "Not run: what this call would do changed after the user approved it (the files its card showed changed since). Nothing was executed. Propose it again if it is still wanted, so they see the current version.",
+    "Not run: what this call would do changed after the user approved it (what its card showed — a file, a subscription — is no longer the same). Nothing was executed. Propose it again if it is still wanted, so they see the current version.",
   notStartedWhileWaiting:
     "Not run: the user stopped the turn while this call was waiting for their decision. Nothing was executed.",
   interruptedWhileRunning:
