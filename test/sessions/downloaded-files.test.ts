@@ -18,8 +18,9 @@ import {
   asksOrEnds,
   type DownloadingProcess,
   DownloadingProcesses,
+  inAutoMode,
 } from "./helpers/downloading-processes.js";
-import { ANA, message, openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
+import { ANA, openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
 
 // A DM: its owner (Ana) may put the session in auto mode, where only the download rule still asks.
 const HOME = thread("1700000000.000100", "DHOME");
@@ -44,9 +45,7 @@ describe("downloaded files, kept out of the session record", () => {
       toolStep(["c1", "shell", { command: CURL }]),
       textStep("fetched"),
     ]);
-    await first.manager.receive(message("hello", { target: HOME }));
-    await first.manager.idle();
-    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    await inAutoMode(first, HOME);
     expect(await asksOrEnds(first, "fetch them", HOME)).toBe("ended");
     expect(first.ran).toEqual([CURL]);
     await stop(first);
@@ -72,9 +71,7 @@ describe("downloaded files, kept out of the session record", () => {
       toolStep(["c1", "shell", { command: "curl --output dl/a.sh https://example.com/a" }]),
       textStep("fetched"),
     ]);
-    await first.manager.receive(message("hello", { target: HOME }));
-    await first.manager.idle();
-    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    await inAutoMode(first, HOME);
     expect(await asksOrEnds(first, "fetch it", HOME)).toBe("ended");
     await stop(first);
 
@@ -124,9 +121,7 @@ describe("downloaded files, kept out of the session record", () => {
       textStep("fetched"),
       toolStep(["c2", "shell", { command: "sh dl/a.sh" }]),
     ]);
-    await first.manager.receive(message("hello", { target: HOME }));
-    await first.manager.idle();
-    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    await inAutoMode(first, HOME);
     expect(await asksOrEnds(first, "fetch it", HOME)).toBe("ended");
     const before = await new SessionRecords(first.store.space("sessions")).currentId(sessionKeyOf(HOME));
     await first.manager.command(HOME, ANA, "new", []);
@@ -144,9 +139,7 @@ describe("downloaded files, kept out of the session record", () => {
       textStep("ran"),
       toolStep(["c5", "shell", { command: "bash dl/a.sh" }]),
     ]);
-    await second.manager.receive(message("hello", { target: OTHER }));
-    await second.manager.idle();
-    await second.manager.command(OTHER, ANA, "mode", ["auto"]);
+    await inAutoMode(second, OTHER);
     expect(await asksOrEnds(second, "something harmless", OTHER)).toBe("ended");
     expect(await asksOrEnds(second, "run it", OTHER)).toBe("asked");
     expect(second.ran).toEqual(["echo fine"]);

@@ -27,8 +27,8 @@ import { getAll, type KeyValueSpace } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { spaceLike } from "../support/space-like.js";
 import { type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
-import { asksOrEnds, DownloadingProcesses } from "./helpers/downloading-processes.js";
-import { ANA, message, openStore, tempDir, thread } from "./helpers/harness.js";
+import { asksOrEnds, DownloadingProcesses, inAutoMode } from "./helpers/downloading-processes.js";
+import { openStore, tempDir, thread } from "./helpers/harness.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
 
 const SILENT = pino({ level: "silent" });
@@ -192,9 +192,7 @@ describe("the service on a workspace root of 300 characters", () => {
       textStep("fetched"),
       toolStep(["c2", "shell", { command: "sh dl/a.sh" }]),
     ]);
-    await first.manager.receive(message("hello", { target: HOME }));
-    await first.manager.idle();
-    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    await inAutoMode(first, HOME);
     expect(await asksOrEnds(first, "fetch it", HOME)).toBe("ended");
     expect(await asksOrEnds(first, "run it", HOME)).toBe("asked");
     expect(first.ran).toEqual(["curl --output dl/a.sh https://example.com/a"]);
@@ -205,9 +203,7 @@ describe("the service on a workspace root of 300 characters", () => {
       textStep("hi"),
       toolStep(["c3", "shell", { command: "bash dl/a.sh" }]),
     ]);
-    await second.manager.receive(message("hello", { target: OTHER }));
-    await second.manager.idle();
-    await second.manager.command(OTHER, ANA, "mode", ["auto"]);
+    await inAutoMode(second, OTHER);
     expect(await asksOrEnds(second, "run it again", OTHER)).toBe("asked");
     expect(second.ran).toEqual([]);
   });

@@ -15,7 +15,7 @@ import { ToolRegistry } from "../../../src/tools/registry.js";
 import { RecordingOutputs } from "../../support/recording-output.js";
 import { type ScriptedStep, ScriptedProvider } from "../../support/scripted-provider.js";
 import { buildSessionManager, engineFactory } from "../../support/session-stack.js";
-import { message, openStore } from "./harness.js";
+import { ANA, message, openStore } from "./harness.js";
 
 /** What a process runs with. */
 export interface DownloadingProcessSetup {
@@ -106,4 +106,14 @@ export async function asksOrEnds(
     () => (output.cards.length > cards ? "asked" : output.closedTurns.length > turns ? "ended" : undefined),
     "a card or the turn's end",
   );
+}
+
+/**
+ * Open a session in `target` with a first message ("hello", the model's first step answering it)
+ * and put it in auto mode as its owner (Ana, in her DM), where only the download rule still asks.
+ */
+export async function inAutoMode(process: DownloadingProcess, target: ThreadTarget): Promise<void> {
+  await process.manager.receive(message("hello", { target }));
+  await process.manager.idle();
+  await process.manager.command(target, ANA, "mode", ["auto"]);
 }
