@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";
 import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import type { Messenger, MessengerResult, OutgoingFile } from "../../src/tools/messaging/messenger.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 import { toolWorkspace } from "./support/tool-workspace.js";
@@ -100,6 +101,26 @@ describe("send_message", () => {
     const long = await sendMessage.preview?.({ channel: `#${"x".repeat(190)}`, text: "hi" }, makeContext());
     expect(long?.summary).toMatch(/^Post a message to \\#x{118}… \(will be refused/);
     expect(sendMessage.inputSchema.safeParse({ channel: "#".repeat(201), text: "hi" }).success).toBe(false);
+  });
+  it("refuses a message over 8,000 characters with an error telling the model so, and posts nothing", async () => {
+    // The Messenger splits a long text into as many posts as it takes: a megabyte would be
+    // hundreds of Telegram messages or Slack posts in someone's channel.
+    const [sendMessage] = tools();
+    const registry = new ToolRegistry();
+    registry.register(sendMessage);
+    const { request } = makeContext();
+    const args = (text: string) => JSON.stringify({ channel: "#ops", text });
+    const refused = registry.validate("send_message", args("x".repeat(8_001)), request);
+    expect(refused).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^Invalid arguments for send_message — text: A message is at most 8,000 characters: shorten it/,
+      ),
+    });
+    expect(registry.validate("send_message", args("x".repeat(1_000_000)), request).ok).toBe(false);
+    expect(registry.validate("send_message", args(`  ${"x".repeat(8_000)}\n`), request).ok).toBe(true);
+    expect(sendMessage.description).toMatch(/At most 8,000 characters/);
+    expect(messenger.sent).toEqual([]);
   });
 });
 

@@ -5,6 +5,9 @@
  * that person is a member. Posting to the current thread needs no approval: send_message declares
  * `staysInConversation`. Its card names the channel the platform resolves the argument to
  * (Messenger.destinationOf), as one line of literal text, and shows the message as literal text.
+ * A message is at most MAX_MESSAGE_CHARS characters, about two chat messages: the Messenger splits
+ * a longer text into as many posts as it takes, so a model steered by what it read could otherwise
+ * flood a channel with hundreds of them.
  *
  * send_file binds its preview (ToolDefinition.bindsPreview): the card names the file it will really
  * upload — its workspace path after links are resolved, the name people will see, its size — and
@@ -44,6 +47,9 @@ export interface MessagingToolsOptions {
   readonly maxFileBytes?: number;
 }
 
+/** Longest message send_message posts, in characters: about two Telegram messages or Slack posts. */
+const MAX_MESSAGE_CHARS = 8_000;
+
 const sendMessageSchema = z.object({
   channel: z
     .string()
@@ -53,7 +59,15 @@ const sendMessageSchema = z.object({
     .describe(
       `Channel or chat id/name to post to; "${CURRENT_CHANNEL}" (or this conversation's channel id) means this thread`,
     ),
-  text: z.string().trim().min(1).describe("The message text"),
+  text: z
+    .string()
+    .trim()
+    .min(1)
+    .max(
+      MAX_MESSAGE_CHARS,
+      `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters: shorten it (for this conversation, a longer text can go in a workspace file uploaded with send_file)`,
+    )
+    .describe(`The message text (at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters)`),
 });
 const sendFileSchema = z.object({
   path: z.string().min(1).describe("Workspace file to upload into this conversation"),
@@ -151,7 +165,8 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     name: "send_message",
     description:
       "Post a message to another channel or chat the bot and the person asking are both in (needs approval), " +
-      `or to this conversation with channel "${CURRENT_CHANNEL}".`,
+      `or to this conversation with channel "${CURRENT_CHANNEL}". At most ${MAX_MESSAGE_CHARS.toLocaleString("en")} ` +
+      "characters (here, a longer text can go in a file uploaded with send_file).",
     inputSchema: sendMessageSchema,
     category: "messaging",
     risk: "medium",
