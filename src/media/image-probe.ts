@@ -2,7 +2,11 @@
  * Recognising an image a model can be shown: the bytes decide (not the file name), using the
  * maintained `image-size` reader for the format and pixel dimensions. Only the formats
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
- * `image-size` is imported on the first probe, so a start never loads it. A JPEG is read by a
+ * `image-size` is imported on the first probe, so a start never loads it, and it reads PNG and WebP
+ * alone: it recognises some twenty formats by their first bytes, whatever the file is named, and
+ * reading those costs what the reader of each costs — its SVG reader runs a regular expression over
+ * the whole head that 1 KB of `<svg '` repeated before half a megabyte held the event loop for
+ * 160 ms, per file and per read_file of it (every file read is probed). A JPEG is read by a
  * walk of its own (jpeg-size.ts) that gives up where the file's structure breaks, as `image-size`
  * does not: it searches on byte by byte, for hundreds of milliseconds on a crafted head. A GIF is
  * sized by a walk over all its frames (gif-size.ts): `image-size` reads only its logical screen,
@@ -90,6 +94,13 @@ function jpegInfo(
   return size && { type: "jpg", ...size };
 }
 
+/** `image-size`'s reader, told to give up on every format but the two it is asked to size. */
+async function pngAndWebpSize(): Promise<typeof import("image-size").imageSize> {
+  const { disableTypes, imageSize, types } = await import("image-size");
+  disableTypes(types.filter((type) => type !== "png" && type !== "webp"));
+  return imageSize;
+}
+
 /** What a file's bytes say about it as an image, if it is a viewable one (its size unchecked). */
 async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined> {
   if (isGif(bytes)) {
@@ -104,7 +115,7 @@ async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined
   }
   const head = bytes.subarray(0, HEAD_BYTES);
   try {
-    const info = isJpeg(head) ? jpegInfo(head) : (await import("image-size")).imageSize(head);
+    const info = isJpeg(head) ? jpegInfo(head) : (await pngAndWebpSize())(head);
     if (!info) return undefined;
     const mediaType = info.type ? VIEWABLE[info.type] : undefined;
     if (!mediaType) return undefined;
