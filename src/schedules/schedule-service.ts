@@ -41,7 +41,7 @@ import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-set
 import { type Plan, planTask, type ScheduleArgs } from "./task-planner.js";
 import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
-import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
+import { creationPreview, describeSchedule, refusalPreview, taskLines } from "./task-text.js";
 import { limitRefusal } from "./task-limits.js";
 import { type ChainRun, WakeChains } from "./wake-chains.js";
 import { type NewWakeArgs, WakeLater } from "./wake-later.js";
@@ -162,11 +162,10 @@ export class ScheduleService {
     });
   }
 
-  /** The approval card's text for schedule_task: what runs, where, the next three runs. */
+  /** The approval card's text for schedule_task: where, the next three runs, what runs; or why it will be refused. */
   async preview(caller: Caller, args: ScheduleArgs): Promise<{ summary: string; detail: string }> {
     const plan = await this.planFor(caller, args);
-    if (!plan.ok)
-      return { summary: `schedule a task (will be refused: ${plan.message})`, detail: plan.message };
+    if (!plan.ok) return refusalPreview(plan.message);
     return creationPreview({
       prompt: args.prompt,
       schedule: plan.schedule,

@@ -23,7 +23,8 @@
  * start a new chain from there, for ever.
  */
 import { z } from "zod";
-import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
+import { literalLine } from "../core/one-line.js";
+import { personInMarkdown } from "../core/person-text.js";
 import type { Caller } from "../core/thread-target.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
@@ -72,8 +73,11 @@ const scheduleSchema = z.object({
   max_runs: z.number().int().min(1).max(10_000).optional().describe("Cron only: stop after this many runs"),
 });
 
+/** Longest task id a cancel's arguments hold, and its card shows. */
+const ID_SHOWN_CHARS = 40;
+
 const cancelSchema = z.object({
-  id: z.string().trim().min(1).max(40).describe("The task id (tsk_… or wak_…)"),
+  id: z.string().trim().min(1).max(ID_SHOWN_CHARS).describe("The task id (tsk_… or wak_…)"),
 });
 
 const wakeSchema = z.object({
@@ -197,7 +201,7 @@ async function cancelSummary(
   request: ConversationExecutionRequest,
 ): Promise<string> {
   const caller = callerOf(request, FEATURE);
-  const asked = markdownLiteral(id);
+  const asked = literalLine(id, ID_SHOWN_CHARS);
   if (typeof caller === "string") return `cancel_scheduled_task ${asked} (will be refused: ${caller})`;
   const target = await service.toCancel(actorOf(caller), id);
   if (!target.ok)

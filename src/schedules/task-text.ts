@@ -1,16 +1,17 @@
 /**
  * Task text: how scheduled tasks read for people and the model — the schedule in words, where a
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval cards'
- * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked
- * input of a scheduled run, which says when its text is the agent's own words rather than a
- * person's; also the short pieces of the notices about a task (its kind, its creator's DM, its text
- * and lastResult clipped whole characters at a time, the text on one line and escaped). What people
- * read is markdown, and a task's text (a person's or the model's words, a wake-up's note) goes in as plain
- * text (markdownLiteral), never as a link, a mention or formatting; a run's input, which only the
- * model reads, quotes it as written.
+ * previews (where a new task posts, its next three runs and then its text, or why it will be
+ * refused; what a cancel ends), and the marked input of a scheduled run, which says when its text
+ * is the agent's own words rather than a person's; also the short pieces of the notices about a
+ * task (its kind, its creator's DM, its text and lastResult clipped whole characters at a time,
+ * the text on one line and escaped). What people read is markdown, and a task's text (a person's
+ * or the model's words, a wake-up's note) and a refusal quoting the call's arguments go in as
+ * plain text (markdownLiteral, literalLine), never as a link, a mention or formatting; a run's
+ * input, which only the model reads, quotes it as written.
  */
 import { markdownLiteral } from "../core/person-text.js";
-import { clipLine } from "../core/one-line.js";
+import { literalLine } from "../core/one-line.js";
 import { clip } from "../core/surrogate-pairs.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
@@ -67,7 +68,7 @@ export function taskLines(
   return [`Scheduled tasks (${tasks.length}):`, ...tasks.map((t) => taskLine(t, here, fallbackZone))];
 }
 
-/** What the approval card of schedule_task says: what runs, where, and when next. */
+/** What the approval card of schedule_task says: where it runs, when next, and then what runs. */
 export function creationPreview(input: {
   readonly prompt: string;
   readonly schedule: TaskSchedule;
@@ -76,16 +77,29 @@ export function creationPreview(input: {
   readonly nowMs: number;
 }): { readonly summary: string; readonly detail: string } {
   const next = upcomingText(input.schedule, input.nowMs, 3, input.zone);
+  // The task's text comes last: its own lines (it may hold "Where: …") cannot stand before the card's.
   const lines = [
-    `Runs: ${markdownLiteral(input.prompt)}`,
     `Where: this conversation (${placeOf(input.target)})`,
     `Schedule: ${describeSchedule(input.schedule, input.zone)}`,
     next.length === 0 ? "Next: never (the schedule has no future time)" : `Next: ${next.join("; ")}`,
+    `Runs: ${markdownLiteral(input.prompt)}`,
   ];
   return {
     summary: `schedule a task: "${markdownLiteral(quoteOf(input.prompt))}" ${describeSchedule(input.schedule, input.zone)}`,
     detail: lines.join("\n"),
   };
+}
+
+/** Longest reason a schedule_task card shows for a call that will be refused, in characters. */
+const REFUSAL_SHOWN_CHARS = 400;
+
+/**
+ * What the approval card of schedule_task says of a call that will be refused: why, on one line of
+ * literal text — the reason quotes the call's own arguments (a timezone, a time, a cron expression).
+ */
+export function refusalPreview(message: string): { readonly summary: string; readonly detail: string } {
+  const reason = literalLine(message, REFUSAL_SHOWN_CHARS);
+  return { summary: `schedule a task (will be refused: ${reason})`, detail: reason };
 }
 
 /**
@@ -160,12 +174,12 @@ const NOTICE_PROMPT_CHARS = 80;
 
 /**
  * A task's text as a notice about it (a pause) quotes it inside a sentence: on one line, at most
- * NOTICE_PROMPT_CHARS characters, the "…" marking a cut included, never half an emoji (clipLine),
- * then escaped as plain text (markdownLiteral) so it never formats, links or mentions; clipped
- * before escaping, so a cut never splits an escape.
+ * NOTICE_PROMPT_CHARS characters, the "…" marking a cut included, never half an emoji, escaped as
+ * plain text so it never formats, links or mentions (literalLine: clipped before escaping, so a
+ * cut never splits an escape).
  */
 export function noticeExcerpt(task: Pick<ScheduledTask, "prompt">): string {
-  return markdownLiteral(clipLine(task.prompt, NOTICE_PROMPT_CHARS));
+  return literalLine(task.prompt, NOTICE_PROMPT_CHARS);
 }
 
 /** The most characters a task's lastResult (and its statusNote) keeps. */
