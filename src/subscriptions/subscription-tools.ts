@@ -17,7 +17,7 @@
  * content's authors may read what it found.
  */
 import { z } from "zod";
-import { clipLine } from "../core/one-line.js";
+import { clipLine, literalLine } from "../core/one-line.js";
 import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
@@ -53,11 +53,14 @@ export type SubscriptionToolsService = Pick<
 
 const FEATURE = "channel subscriptions are";
 
+/** Longest channel argument, which a card shows whole. */
+const CHANNEL_ARG_CHARS = 200;
+
 const channelArg = z
   .string()
   .trim()
   .min(1)
-  .max(200)
+  .max(CHANNEL_ARG_CHARS)
   .describe(
     "Slack: channel id or #name. Telegram: chat id or @username; a forum topic as chat:topic (e.g. -1001234:5)",
   );
@@ -197,7 +200,8 @@ async function catchUpReader(
 /** What subscribe_channel's approval card shows: the channel, for whom, the trigger and the whole instructions. */
 function subscribePreview(args: SubscribeArgs, request: ConversationExecutionRequest): ToolPreview {
   const caller = callerOf(request);
-  const channel = markdownLiteral(args.channel);
+  // The model's words, on the card's line: one line of literal text.
+  const channel = literalLine(args.channel, CHANNEL_ARG_CHARS);
   if (typeof caller === "string") return { summary: `Watch ${channel} (will be refused: ${caller})` };
   const trigger = parseTrigger(args.trigger);
   const wakes = trigger.ok ? describeTrigger(trigger.trigger) : `an invalid trigger (${trigger.error})`;
@@ -240,7 +244,7 @@ async function unsubscribePreview(
   request: ConversationExecutionRequest,
 ): Promise<ToolPreview> {
   const caller = callerOf(request);
-  const asked = markdownLiteral(channel);
+  const asked = literalLine(channel, CHANNEL_ARG_CHARS);
   const endsNone = "ends none";
   if (typeof caller === "string")
     return { summary: `Stop watching ${asked} (will be refused: ${caller})`, fingerprint: endsNone };

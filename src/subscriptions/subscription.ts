@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { foldedLine } from "../core/one-line.js";
 import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 
 /** What wakes a subscription: every message, only mentions of the bot, or keyword matches. */
@@ -68,7 +69,11 @@ export const threadTargetSchema: z.ZodType<ThreadTarget> = z.object({
   extra: targetExtraSchema.optional(),
 });
 
-const keywordSchema = z.string().trim().min(1).max(MAX_KEYWORD_CHARS);
+/**
+ * A keyword, on one line (foldedLine): it is shown inside lines of cards and listings, and a
+ * keyword matches across any run of white space anyway (triggers.ts).
+ */
+const keywordSchema = z.string().transform(foldedLine).pipe(z.string().min(1).max(MAX_KEYWORD_CHARS));
 
 /** A validated trigger (keywords required, non-empty and unique for the keywords type). */
 export const triggerSchema: z.ZodType<Trigger> = z.discriminatedUnion("type", [
