@@ -83,6 +83,29 @@ describe("hostile MCP servers", () => {
   });
 });
 
+describe("a tool result's content items", () => {
+  it("are checked a bounded number at a time: 100,000 malformed ones cost neither seconds nor the heap", async () => {
+    // 300 KB of `{}` items: checked whole by the SDK's schema, the answer held the event loop
+    // about 6 s and took half a gigabyte of errors (4 MB of them took the process past its heap).
+    const malformed = {
+      ...hostile("malformed-items"),
+      env: { HOSTILE_MODE: "malformed-items", ITEMS: "100000" },
+    };
+    const { manager } = startManager({ evil: malformed as McpServerConfig });
+    await manager.start();
+    const [dump] = manager.tools();
+    const started = performance.now();
+    const result = await call(dump as AnyTool, {});
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(result.ok).toBe(true);
+    const lines = result.output.split("\n");
+    expect(lines[0]).toBe("dumped");
+    expect(lines.slice(1, 100)).toEqual(Array(99).fill("[a content item that is not an MCP content block]"));
+    expect(lines[100]).toBe("[99901 more content items, not read: at most 100 are]");
+    expect(lines).toHaveLength(101);
+  });
+});
+
 /** Serves MCP over HTTP, answering every tools/call with a result of `resultBytes` characters. */
 async function oversizedServer(resultBytes: number): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer(async (req, res) => {

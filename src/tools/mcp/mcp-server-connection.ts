@@ -13,7 +13,8 @@
  * its other calls go on (event-stream-pace.ts),
  * its stderr reaches the log a bounded line at a time (stderr-lines.ts), and results are not
  * validated against its output schemas (their `pattern`s would run on the event loop, where one
- * that backtracks freezes every chat; results only ever reach the model as text).
+ * that backtracks freezes every chat; results only ever reach the model as text), nor whole
+ * against the SDK's schema: a bounded number of their items is checked (mcp-tool-result.ts).
  */
 import { mkdir } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -313,12 +314,15 @@ export class McpServerConnection {
       stop.abort(stopped);
     });
     try {
-      const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+      const { checkedToolResult, UNCHECKED_RESULT } = await import("./mcp-tool-result.js");
+      // Not client.callTool: it takes only the SDK's result schema, which checks every item.
+      const call = { method: "tools/call", params: { name: toolName, arguments: args } } as const;
+      const answer = await client.request(call, UNCHECKED_RESULT, {
         signal: AbortSignal.any([signal, stop.signal]),
         timeout: this.timing.callTimeoutMs,
         onresumptiontoken: followed.onresumptiontoken,
       });
-      return result as CallToolResult;
+      return checkedToolResult(answer);
     } catch (error) {
       if (stopped === undefined) throw error;
       this.logFromServer("warn", { tool: toolName }, stopped);
