@@ -5,7 +5,10 @@
  * lookaround), so `(a+)+$` cannot backtrack; globs run on it too (search-glob.ts). Only the first
  * `maxLineChars` of a line are matched, fewer for a pattern that compiles large, whose work per
  * character grows with its size (LINE_WORK); the walk yields to the event loop every few
- * milliseconds and gives up after a time limit.
+ * milliseconds and gives up after a time limit. It holds a folder open for each level it is inside
+ * (files open relative to it), so it goes at most MAX_DEPTH folders deep: a folder the shell nested
+ * thousands deep would otherwise hold thousands of file descriptors, and past the process's limit
+ * every other open of the service fails. Deeper folders are not searched.
  * Files open relative to their checked directory (anchored-fs.ts); credential files and hidden
  * paths (the service's own, other conversations' uploads) are skipped.
  */
@@ -35,6 +38,9 @@ export interface JsSearchLimits {
  * `[\p{L}\p{N}]{1000}x` took 14 s on a 10,000-character line, a call nothing interrupts).
  */
 const LINE_WORK = 1_000_000;
+
+/** Most folder levels below the searched one the walk enters, each held open while inside it. */
+const MAX_DEPTH = 100;
 
 /** Fewest characters of a line a pattern must be able to see; a larger pattern is refused. */
 const MIN_SEEN_CHARS = 100;
@@ -107,17 +113,17 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
   };
 
   const base = target.absolute;
-  const walk = async (dir: AnchoredDir): Promise<void> => {
+  const walk = async (dir: AnchoredDir, depth: number): Promise<void> => {
     const entries = (await dir.entries()).sort(compareNames);
     for (const entry of entries) {
       if (matches.length > query.limit) return;
       await pace();
       const absolute = path.join(dir.absolute, entry.name);
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRECTORIES.has(entry.name) || query.hidden(absolute)) continue;
+        if (depth >= MAX_DEPTH || SKIPPED_DIRECTORIES.has(entry.name) || query.hidden(absolute)) continue;
         const child = await dir.openDir(entry.name, absolute);
         try {
-          await walk(child);
+          await walk(child, depth + 1);
         } finally {
           await child.close();
         }
@@ -139,7 +145,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
   }
   const top = await openCheckedDir(target);
   try {
-    await walk(top);
+    await walk(top, 0);
   } finally {
     await top.close();
   }
