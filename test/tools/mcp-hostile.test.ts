@@ -106,6 +106,26 @@ describe("a tool result's content items", () => {
   });
 });
 
+describe("a tool list's entries", () => {
+  it("are checked a bounded number at a time: 100,000 malformed ones after a tool cost neither seconds nor the start", async () => {
+    // Checked whole by the SDK's schema, the list failed the start after about 7 s of the event
+    // loop (a few megabytes of entries took the process past its heap, on every restart).
+    const malformed = {
+      ...hostile("malformed-tools"),
+      env: { HOSTILE_MODE: "malformed-tools", ITEMS: "100000" },
+    };
+    const { manager, logged } = startManager({ evil: malformed as McpServerConfig });
+    const started = performance.now();
+    await manager.start();
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(manager.status()).toEqual({ evil: "ready" });
+    expect(manager.tools().map((tool) => tool.name)).toEqual(["evil__dump"]);
+    expect(logged).toContain(
+      'MCP server "evil": 100000 of its 100001 tools not offered (98977 listed after the first 1024, not read; 1023 that are not MCP tools)',
+    );
+  });
+});
+
 /** Serves MCP over HTTP, answering every tools/call with a result of `resultBytes` characters. */
 async function oversizedServer(resultBytes: number): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer(async (req, res) => {

@@ -130,6 +130,8 @@ export class McpServerConnection {
     this.stderrTail.length = 0;
     this.stopReason = undefined;
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { ToolSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const { UNCHECKED_RESULT } = await import("./mcp-tool-result.js");
     if (this.closed) return;
     const client = new Client(
       { name: "coworker", version: "0.1.0" },
@@ -167,11 +169,15 @@ export class McpServerConnection {
       do {
         pages += 1;
         if (pages > MAX_TOOL_PAGES) throw new Error(`its tool list runs past ${MAX_TOOL_PAGES} pages`);
-        const page = await client.listTools(cursor ? { cursor } : {}, {
-          timeout: this.timing.startTimeoutMs,
+        // Not client.listTools: the SDK's schema checks every entry (mcp-tool-bounds.ts checks a bounded number).
+        const list = { method: "tools/list", params: cursor ? { cursor } : {} } as const;
+        const page = await client.request(list, UNCHECKED_RESULT, { timeout: this.timing.startTimeoutMs });
+        if (!Array.isArray(page.tools)) throw new Error("its tool list is not a list");
+        listing.add(page.tools, (entry) => {
+          const tool = ToolSchema.safeParse(entry);
+          return tool.success ? tool.data : undefined;
         });
-        listing.add(page.tools);
-        cursor = page.nextCursor;
+        cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
       } while (cursor);
       if (this.client !== client || this.closed) return;
       const wasRestart = this.attempt > 0;

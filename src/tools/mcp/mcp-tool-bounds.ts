@@ -11,6 +11,10 @@
  * object schema (type "object" at the top, no top-level anyOf / oneOf / allOf / not / enum / if,
  * which providers refuse), nests deeper than MAX_SCHEMA_DEPTH or serializes to more than
  * MAX_SCHEMA_BYTES. Only the fields the agent uses are kept (not output schemas, icons, _meta).
+ * Each entry of the listing is checked as an MCP tool on its own, and only the first
+ * MAX_TOOLS_EXAMINED of them: checked whole by the SDK, a listing of 100,000 entries of `{}` (300 KB)
+ * held the event loop seconds on every start, and a few megabytes of them took the process past its
+ * heap; the entries past the first MAX_TOOLS_EXAMINED are counted, not read.
  * What was dropped or cut is reported once per listing, by count and reason, never with the
  * server's text.
  *
@@ -22,6 +26,8 @@ import { formatBytes } from "../../core/attachment.js";
 import { clipWithMarker } from "../../core/surrogate-pairs.js";
 
 export const MAX_TOOLS_PER_SERVER = 64;
+/** Entries of one listing checked at most (a malformed one costs the check about 20 µs). */
+export const MAX_TOOLS_EXAMINED = 1024;
 export const MAX_DESCRIPTION_CHARS = 1024;
 export const MAX_NAME_CHARS = 128;
 const TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME_CHARS}}$`);
@@ -63,15 +69,29 @@ export class BoundedToolList {
   readonly tools: Tool[] = [];
   private listed = 0;
   private overCap = 0;
+  private unread = 0;
+  private malformed = 0;
   private badName = 0;
   private badSchema = 0;
   private descriptionsCut = 0;
 
-  /** Take one page of the listing; only the tools kept are held. */
-  add(page: readonly Tool[]): void {
-    for (const tool of page) {
+  /**
+   * Take one page of the listing, each entry made a Tool by `asTool` (undefined: it is not one);
+   * only the tools kept are held.
+   */
+  add(page: readonly unknown[], asTool: (entry: unknown) => Tool | undefined): void {
+    for (const entry of page) {
       this.listed += 1;
-      if (this.tools.length >= MAX_TOOLS_PER_SERVER) this.overCap += 1;
+      if (this.tools.length >= MAX_TOOLS_PER_SERVER) {
+        this.overCap += 1;
+        continue;
+      }
+      if (this.listed > MAX_TOOLS_EXAMINED) {
+        this.unread += 1;
+        continue;
+      }
+      const tool = asTool(entry);
+      if (tool === undefined) this.malformed += 1;
       else if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) this.badName += 1;
       else if (!schemaAccepted(tool.inputSchema)) this.badSchema += 1;
       else this.tools.push(this.kept(tool));
@@ -101,6 +121,8 @@ export class BoundedToolList {
     if (dropped === 0 && this.descriptionsCut === 0) return undefined;
     const reasons = [
       this.overCap > 0 ? `${this.overCap} over the cap of ${MAX_TOOLS_PER_SERVER} tools per server` : "",
+      this.unread > 0 ? `${this.unread} listed after the first ${MAX_TOOLS_EXAMINED}, not read` : "",
+      this.malformed > 0 ? `${this.malformed} that are not MCP tools` : "",
       this.badName > 0
         ? `${this.badName} with a name that is not 1 to ${MAX_NAME_CHARS} letters, digits, _, - or .`
         : "",
@@ -118,7 +140,13 @@ export class BoundedToolList {
       fields: {
         listed: this.listed,
         offered: this.tools.length,
-        dropped: { overCap: this.overCap, name: this.badName, schema: this.badSchema },
+        dropped: {
+          overCap: this.overCap,
+          unread: this.unread,
+          malformed: this.malformed,
+          name: this.badName,
+          schema: this.badSchema,
+        },
         descriptionsCut: this.descriptionsCut,
       },
       message: parts.join("; "),
