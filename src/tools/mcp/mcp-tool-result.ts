@@ -4,9 +4,10 @@
  * content blocks costs that check about 0.1 ms and 5 KB of error (a union of five kinds, each
  * failing): a server answering with 50,000 items of `{}` (150 KB) held the event loop 3 s, and
  * 4 MB of them took the process past its heap. So the call is made with UNCHECKED_RESULT (any
- * object) and the answer is checked here: its first MAX_CONTENT_ITEMS items, each on its own, an
+ * object; tool listings are too, their entries checked by mcp-tool-bounds.ts) and the answer is
+ * checked here: its first MAX_CONTENT_ITEMS items, each on its own, an
  * item that is not a content block named as such, the rest counted, never read. This file loads
- * the SDK: import it only once a server has started.
+ * the SDK: import it only when a server starts.
  */
 import { type CallToolResult, ContentBlockSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
