@@ -6,12 +6,19 @@
  * Daylight-saving changes are croner's, and not regular: on a spring-forward day a schedule
  * naming one minute of the skipped hour ("30 2 * * *" in Europe/Berlin) runs at the first moment
  * after it (03:00), but one naming several minutes of it ("*\/15 2 * * *") has no run that day;
- * on a fall-back day the repeated hour's times run twice ("0,30 2 * * *" runs four times). The
- * minimum-interval guard looks at the next GAP_SAMPLE runs from now only, so a schedule whose
- * times come close only in a repeated hour ("0,59 2 * * *": 02:59 then the second 02:00, a
- * minute apart) passes it; accepted: it happens one night a year.
+ * on a fall-back day the repeated hour's times run twice ("0,30 2 * * *" runs four times).
+ *
+ * The minimum-interval guard (`shortestGapMs`) takes the times of day the expression names as if
+ * it ran every day: two runs of a day are never closer than two of its times, nor a day's last
+ * run and the next day's first than those times across midnight — however rarely its days,
+ * months and weekdays let two run days follow each other ("0,59 0,23 1,28 * *" runs at 23:59 and
+ * then at 00:00 the next day only where a February of 28 days ends). So a schedule
+ * whose days never follow each other but whose times are close across midnight is refused too. It
+ * also looks at the next GAP_SAMPLE runs from now, the only place it sees a repeated hour: a
+ * schedule whose times come close only there ("0,59 2 * * *": 02:59 then the second 02:00, a
+ * minute apart) passes it unless that night is near; accepted: it happens one night a year.
  */
-import { Cron } from "croner";
+import { Cron, CronPattern } from "croner";
 import type { TaskSchedule } from "./scheduled-task.js";
 
 /** How many upcoming runs the shortest-gap check looks at. */
@@ -75,14 +82,35 @@ export function nextOccurrence(schedule: TaskSchedule, afterMs: number, runsSoFa
 }
 
 /**
- * The shortest gap (ms) between the next GAP_SAMPLE runs of a cron schedule (a fall-back day's
- * repeated hour is not looked for: see the module comment); Infinity for fewer than two.
+ * The shortest gap (ms) a cron schedule's runs can have (module comment): between two of the times
+ * of day it names, across midnight included, and between its next GAP_SAMPLE runs; Infinity when
+ * it has fewer than two runs left.
  */
 export function shortestGapMs(schedule: TaskSchedule, afterMs: number): number {
   const runs = nextOccurrences(schedule, afterMs, GAP_SAMPLE);
-  let gap = Number.POSITIVE_INFINITY;
+  if (schedule.type === "once" || runs.length < 2) return Number.POSITIVE_INFINITY;
+  const times = timesOfDay(schedule.expression, schedule.timezone);
+  let gap = (times[0]! + SECONDS_PER_DAY - times.at(-1)!) * 1_000;
+  for (let i = 1; i < times.length; i++) gap = Math.min(gap, (times[i]! - times[i - 1]!) * 1_000);
   for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]! - runs[i - 1]!);
   return gap;
+}
+
+const SECONDS_PER_DAY = 86_400;
+
+/** The times of day (seconds after midnight, ascending) a valid cron expression names. */
+function timesOfDay(expression: string, timezone: string): number[] {
+  const pattern = new CronPattern(expression.trim(), timezone, { mode: "5-or-6-parts" });
+  const times: number[] = [];
+  for (let hour = 0; hour < 24; hour++) {
+    if (!pattern.hour[hour]) continue;
+    for (let minute = 0; minute < 60; minute++) {
+      if (!pattern.minute[minute]) continue;
+      for (let second = 0; second < 60; second++)
+        if (pattern.second[second]) times.push(hour * 3_600 + minute * 60 + second);
+    }
+  }
+  return times;
 }
 
 /** What fell due while nobody ran a schedule: the newest due time and how many came before it. */

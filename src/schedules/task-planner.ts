@@ -84,7 +84,7 @@ export function planTask(args: ScheduleArgs, zone: string, nowMs: number, settin
   const gap = shortestGapMs(schedule, nowMs);
   if (gap < settings.minIntervalMs)
     return refuse(
-      `"${expression}" would run every ${minutes(gap)}; tasks may run at most every ${minutes(settings.minIntervalMs)}.`,
+      `Runs of "${expression}" can come ${minutes(gap)} apart; tasks may run at most every ${minutes(settings.minIntervalMs)}.`,
     );
   const firstMs = nextOccurrence(schedule, nowMs);
   if (firstMs === undefined) return refuse("That schedule has no run in the future (check `until`).");

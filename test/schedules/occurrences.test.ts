@@ -80,6 +80,23 @@ describe("cron occurrences", () => {
     expect(shortestGapMs(cron("*/5 * * * *", "UTC"), at("2026-12-01T00:00:00Z"))).toBe(300_000);
     expect(shortestGapMs(cron("0 9,10 * * *", "UTC"), at("2026-12-01T00:00:00Z"))).toBe(3_600_000);
     expect(shortestGapMs({ type: "once", at: "2026-12-02T00:00:00.000Z" }, 0)).toBe(Number.POSITIVE_INFINITY);
+    expect(shortestGapMs(cron("0,1 * * * *", "UTC", { maxRuns: 1 }), 0)).toBe(Number.POSITIVE_INFINITY);
+    expect(shortestGapMs(cron("0,30 * * * * *", "UTC"), at("2026-12-01T00:00:00Z"))).toBe(30_000);
+  });
+
+  it("finds runs that come close across midnight only months ahead, past the next runs it lists", () => {
+    // Every third day, at 00:00, 00:59, 23:00 and 23:59: two run days follow each other only where
+    // a February of 28 days ends (28 Feb, then 1 Mar), 119 runs after December's first.
+    const rare = cron("0,59 0,23 1,4,7,10,13,16,19,22,25,28 * *", "UTC");
+    const from = at("2026-12-01T00:00:00Z");
+    const runs = nextOccurrences(rare, from, 400);
+    const close = runs.findIndex((run, i) => i > 0 && run - runs[i - 1]! < 5 * 60_000);
+    expect(close).toBe(119);
+    expect(iso(runs.slice(close - 1, close + 1))).toEqual([
+      "2027-02-28T23:59:00.000Z",
+      "2027-03-01T00:00:00.000Z",
+    ]);
+    expect(shortestGapMs(rare, from)).toBe(60_000);
   });
 
   it("finds the newest missed run and counts the earlier ones", () => {

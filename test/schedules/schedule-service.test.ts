@@ -232,7 +232,12 @@ describe("ScheduleService guards", () => {
   it("refuses schedules closer than the minimum interval, past times and both or neither of at/cron", async () => {
     h = await openHarness();
     expect((await h.service.create(ANA_HOME, { prompt: "x", cron: "* * * * *" })).message).toContain(
-      "would run every 1 min; tasks may run at most every 5 min",
+      'Runs of "* * * * *" can come 1 min apart; tasks may run at most every 5 min',
+    );
+    // Its 23:59 and next day's 00:00 both run only at the end of a February of 28 days.
+    const rare = "0,59 0,23 1,4,7,10,13,16,19,22,25,28 * *";
+    expect((await h.service.create(ANA_HOME, { prompt: "x", cron: rare })).message).toBe(
+      `Runs of "${rare}" can come 1 min apart; tasks may run at most every 5 min.`,
     );
     expect((await h.service.create(ANA_HOME, { prompt: "x", at: iso(T0 - MIN) })).message).toContain(
       "in the past",
