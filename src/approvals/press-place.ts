@@ -6,6 +6,9 @@
  * channel) is compared, not the thread or topic: access is decided per chat on both platforms, and
  * a press names its topic unreliably (Telegram's General topic, replies in a plain group). A
  * Telegram group upgraded to a supergroup is one chat under both ids (`extra.alsoKnownAs`).
+ * Every card press says where it counts (ButtonPress.pressedIn is required, also in the session
+ * layer's schema), so none goes unchecked: a typed `approve <id>` counts in the card's conversation
+ * once sessions/typed-decisions.ts has checked the typer may act there, the console in its own.
  */
 import type { ButtonPress } from "../core/button-press.js";
 import type { ThreadTarget } from "../core/thread-target.js";
@@ -14,16 +17,12 @@ import type { ThreadTarget } from "../core/thread-target.js";
 export const NOT_PRESSED_WHERE_ASKED =
   "This button can only be used in the conversation where the request was asked.";
 
-/**
- * Whether `press` came from another conversation than `asked`, the card's own. A press that does
- * not say where it was pressed (a typed decision, the console) is not compared here.
- */
+/** Whether `press` came from another conversation than `asked`, the card's own. */
 export function pressedElsewhere(
   press: Extract<ButtonPress, { kind: "card" }>,
   asked: ThreadTarget,
 ): boolean {
   const where = press.pressedIn;
-  if (!where) return false;
   if (where.platform !== asked.platform || where.workspace !== asked.workspace) return true;
   const askedIds = idsOf(asked);
   return !idsOf(where).some((id) => askedIds.includes(id));

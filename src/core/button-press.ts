@@ -13,13 +13,13 @@ export type ButtonPress =
       readonly action: string;
       readonly user: PlatformUser;
       /**
-       * The conversation whose message carried the pressed button (a Telegram chat as its session
-       * knows it, with `extra.alsoKnownAs` for a migrated group; a Slack channel and thread). A
-       * press from any other conversation than the card's is refused. Absent only for a decision
-       * not made on a card's message: a typed `approve <id>` (checked where its item was asked,
-       * sessions/typed-decisions.ts) or the console's own session.
+       * The conversation the press counts in, which must be the card's own (press-place.ts): where
+       * the pressed button's message was (a Telegram chat as its session knows it, with
+       * `extra.alsoKnownAs` for a migrated group; a Slack channel and thread; the console's own
+       * place). A typed `approve <id>` names the card's conversation once sessions/typed-decisions.ts
+       * has checked that the typer may act there. Required, so no channel can forget it.
        */
-      readonly pressedIn?: ThreadTarget;
+      readonly pressedIn: ThreadTarget;
     }
   | {
       readonly kind: "control";

@@ -35,7 +35,7 @@ export const buttonPressSchema = z.discriminatedUnion("kind", [
     action: z.string().min(1).max(64),
     user: platformUserSchema,
     // Where the button was pressed: a card is decided only from its own conversation (press-place.ts).
-    pressedIn: threadTargetSchema.optional(),
+    pressedIn: threadTargetSchema,
   }),
   z.object({
     kind: z.literal("control"),

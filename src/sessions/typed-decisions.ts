@@ -4,7 +4,8 @@
  * get the check a press gets in the card's conversation first: only someone who could press the
  * button where the item was asked may decide it (on its platform, and still allowed to use the
  * bot there), or a person removed from a private channel could decide its cards from their DM
- * and resume the turn there as themselves. A refusal names nothing of the item.
+ * and resume the turn there as themselves. A refusal names nothing of the item. Once checked, the
+ * decision is pressed as made in the item's own conversation, the one place a card press counts.
  */
 import { markdownLiteral } from "../core/person-text.js";
 import type { PendingItem } from "../approvals/pending-item.js";
@@ -60,6 +61,8 @@ export async function decideTyped(
     pendingId: id,
     action,
     user,
+    // Checked above for the card's conversation, it counts there (approvals/press-place.ts).
+    pressedIn: item.target,
   });
   // The press's answer is plain text naming people by display name ("Approved by …", "Only …
   // (id U1) or a configured approver…"); the reply is markdown, so it goes in as plain text.

@@ -9,6 +9,7 @@ import type { InboundMessage } from "../../src/core/inbound-message.js";
 import type { ThreadOutputFactory } from "../../src/core/thread-output.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { RecordingOutput } from "../support/recording-output.js";
+import { cardPress } from "../support/card-press.js";
 import { sample } from "./run-coworker.js";
 
 const TARGET: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.2" };
@@ -235,15 +236,9 @@ describe("observeService", () => {
     expect(await service.command(TARGET, message.user, "schedules", [], { privately: true })).toBe(
       "ran schedules privately",
     );
-    expect(
-      await service.press({
-        kind: "card",
-        platform: "slack",
-        pendingId: "p",
-        action: "once",
-        user: message.user,
-      }),
-    ).toMatchObject({ status: "unknown" });
+    expect(await service.press(cardPress(TARGET, "p", "once", message.user))).toMatchObject({
+      status: "unknown",
+    });
 
     const withSession = observeService(stubService({ hasSession: async () => true }).service, metrics);
     expect(await withSession.hasSession?.(TARGET)).toBe(true);

@@ -16,6 +16,7 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { tempDir } from "../sessions/helpers/harness.js";
+import { cardPress } from "../support/card-press.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 
 const target = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
@@ -89,13 +90,8 @@ describe("PendingHub", () => {
     return { settled, pendingId: card.pendingId };
   }
 
-  const press = (pendingId: string, action = "once") => ({
-    kind: "card" as const,
-    platform: "slack",
-    pendingId,
-    action,
-    user: { id: "U_ANA", name: "Ana" },
-  });
+  const press = (pendingId: string, action = "once") =>
+    cardPress(target, pendingId, action, { id: "U_ANA", name: "Ana" });
 
   it("hands a press to the turn waiting here, without reading the parked state", async () => {
     const h = hub();
@@ -306,13 +302,8 @@ describe("PendingHub", () => {
       /whoever started the session\) can approve it\. Ben \(id U_BEN\) can still reject it/,
     );
     expect(card.blocks).toContainEqual({ kind: "text", text: note });
-    const by = (id: string, name: string, action = "plan_interactive") => ({
-      kind: "card" as const,
-      platform: "slack",
-      pendingId: card.pendingId,
-      action,
-      user: { id, name },
-    });
+    const by = (id: string, name: string, action = "plan_interactive") =>
+      cardPress(target, card.pendingId, action, { id, name });
     const none = async () => undefined;
     expect((await h.press(by("U_CY", "Cy"), none)).result).toEqual({ status: "not_allowed", message: note });
     expect((await h.press(by("U_BEN", "Ben"), none)).result).toEqual({

@@ -1,21 +1,14 @@
 /**
  * pressedElsewhere: a card press counts only from the card's own chat or channel — any thread or
- * topic of it, either id of a Telegram group upgraded to a supergroup — and one that does not say
- * where it was pressed (a typed decision, the console) is not compared.
+ * topic of it, either id of a Telegram group upgraded to a supergroup. Every press says where it
+ * was pressed (the session layer refuses one that does not: test/sessions/inbound-schema.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { pressedElsewhere } from "../../src/approvals/press-place.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
+import { cardPress } from "../support/card-press.js";
 
-const press = (pressedIn?: ThreadTarget) =>
-  ({
-    kind: "card",
-    platform: pressedIn?.platform ?? "slack",
-    pendingId: "p1",
-    action: "once",
-    user: { id: "U1", name: "Ann" },
-    ...(pressedIn ? { pressedIn } : {}),
-  }) as const;
+const press = (pressedIn: ThreadTarget) => cardPress(pressedIn, "p1", "once", { id: "U1", name: "Ann" });
 
 const SLACK_CARD: ThreadTarget = {
   platform: "slack",
@@ -58,9 +51,5 @@ describe("pressedElsewhere", () => {
     expect(pressedElsewhere(inSupergroup, tg(GROUP, { alsoKnownAs: SUPERGROUP }))).toBe(false);
     expect(pressedElsewhere(press(tg(SUPERGROUP)), tg(GROUP, { alsoKnownAs: SUPERGROUP }))).toBe(false);
     expect(pressedElsewhere(inSupergroup, tg(-999))).toBe(true);
-  });
-
-  it("does not compare a press that does not say where it was pressed", () => {
-    expect(pressedElsewhere(press(), SLACK_CARD)).toBe(false);
   });
 });

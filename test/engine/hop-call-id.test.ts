@@ -10,6 +10,7 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 import { interactiveTools } from "../../src/tools/interactive-tools.js";
 import { createWebFetchTool } from "../../src/tools/web/web-fetch.js";
 import { RecordingOutputs } from "../support/recording-output.js";
+import { cardPress } from "../support/card-press.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
 import { toolWorkspace } from "../tools/support/tool-workspace.js";
@@ -64,8 +65,7 @@ describe("a redirect hop's approval", () => {
     const outputs = new RecordingOutputs();
     manager.registerOutput("slack", outputs.factory);
     const out = outputs.for(thread());
-    const press = (pendingId: string) =>
-      manager.press({ kind: "card", platform: "slack", pendingId, action: "once", user: ANA });
+    const press = (pendingId: string) => manager.press(cardPress(thread(), pendingId, "once", ANA));
 
     await manager.receive(message("fetch it"));
     const first = await outputs.until(
@@ -94,13 +94,7 @@ describe("a redirect hop's approval", () => {
       "a card for the replayed call",
     );
     expect(hits.filter((h) => h.endsWith("/trigger"))).toHaveLength(1);
-    await manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: third.pendingId,
-      action: "deny",
-      user: ANA,
-    });
+    await manager.press(cardPress(thread(), third.pendingId, "deny", ANA));
     await manager.idle();
     expect(hits.filter((h) => h.endsWith("/trigger"))).toHaveLength(1);
     const ids = provider.requests

@@ -8,6 +8,7 @@ import { LOOSEN_REFUSAL } from "../../src/approvals/authorisation.js";
 import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { cardPress } from "../support/card-press.js";
 
 /** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
 async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
@@ -148,6 +149,7 @@ describe("approvals through the session manager", () => {
       pendingId: card.pendingId,
       action: "once",
       user: ANA,
+      pressedIn: thread(),
     });
     expect(otherPlatform.status).toBe("not_allowed");
     expect(h.outputs.for(thread()).card(card.pendingId)?.buttons).toHaveLength(3);
@@ -194,17 +196,7 @@ describe("approvals through the session manager", () => {
     const card = await suspendAtApproval(h);
     expect((await pressCard(h, card, "always_domain", ANA)).status).toBe("invalid");
     expect((await pressCard(h, card, "q0:o0", ANA)).status).toBe("invalid");
-    expect(
-      (
-        await h.manager.press({
-          kind: "card",
-          platform: "slack",
-          pendingId: "nope",
-          action: "once",
-          user: ANA,
-        })
-      ).status,
-    ).toBe("unknown");
+    expect((await h.manager.press(cardPress(thread(), "nope", "once", ANA))).status).toBe("unknown");
     await pressCard(h, card, "deny", ANA);
     await h.manager.idle();
   });

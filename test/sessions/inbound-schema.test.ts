@@ -13,7 +13,8 @@ describe("a card press as the session layer takes it", () => {
   it("has where it was pressed checked like any target, so a channel's slip is a clear refusal", () => {
     const pressedIn = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.2" };
     expect(buttonPressSchema.safeParse({ ...press, pressedIn }).success).toBe(true);
-    expect(buttonPressSchema.safeParse(press).success).toBe(true);
+    // Required: a channel that forgets to say where its card was pressed is refused, never unchecked.
+    expect(buttonPressSchema.safeParse(press).success).toBe(false);
     for (const broken of [{ ...pressedIn, channel: "" }, { platform: "slack" }, "C1"])
       expect(
         buttonPressSchema.safeParse({ ...press, pressedIn: broken }).success,

@@ -4,6 +4,7 @@ import type { ThreadOutput } from "../../src/core/thread-output.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { type ItemCanceller, ItemCards, itemCard } from "../../src/sessions/item-cards.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { cardPress } from "../support/card-press.js";
 
 const HOME: ThreadTarget = { platform: "slack", workspace: "T1", channel: "D1", thread: "1.0" };
 
@@ -46,7 +47,7 @@ describe("ItemCards", () => {
     expect([cards.owns("tsk_000000000001"), cards.owns("apr_123")]).toEqual([true, false]);
 
     const press = (userId: string, pendingId: string, action = "cancel") =>
-      cards.press({ kind: "card", platform: "slack", pendingId, action, user: { id: userId, name: userId } });
+      cards.press(cardPress(HOME, pendingId, action, { id: userId, name: userId }));
     expect(await press("UBEN", "tsk_000000000001")).toEqual({ status: "not_allowed", message: "Not yours." });
     expect(updated).toEqual([]);
     expect(await press("UANA", "tsk_000000000001", "approve")).toMatchObject({ status: "invalid" });
@@ -63,13 +64,9 @@ describe("ItemCards", () => {
   it("a press on a card from before a restart still cancels, without an update", async () => {
     const { output, updated } = recordingOutput();
     const cards = new ItemCards([canceller], () => output);
-    const result = await cards.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: "tsk_000000000009",
-      action: "cancel",
-      user: { id: "UANA", name: "Ana" },
-    });
+    const result = await cards.press(
+      cardPress(HOME, "tsk_000000000009", "cancel", { id: "UANA", name: "Ana" }),
+    );
     expect(result.status).toBe("accepted");
     expect(updated).toEqual([]);
   });

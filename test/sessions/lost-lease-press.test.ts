@@ -12,6 +12,7 @@ import type {
   ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
 import { eventually } from "../support/eventually.js";
+import { cardPress } from "../support/card-press.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA, message, thread } from "./helpers/harness.js";
 import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
@@ -74,13 +75,7 @@ it("a press taken by a process whose parked turn lost the lease goes to the hold
   await eventually(() => waitingAt(b).has(sessionId), "B to take the session and wait on the card", 10_000);
   link.mend();
 
-  const pressed = await a.manager.press({
-    kind: "card",
-    platform: "slack",
-    pendingId: card.pendingId,
-    action: "once",
-    user: ANA,
-  });
+  const pressed = await a.manager.press(cardPress(target, card.pendingId, "once", ANA));
   expect(pressed.status).toBe("accepted");
   await outputs.until(
     () =>

@@ -44,6 +44,7 @@ import { stepFinished, userMessageText } from "../support/engine-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { monitorCommands } from "../support/redis-monitor.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { cardPress } from "../support/card-press.js";
 
 /**
  * A model for every stack: "write <x>" calls write_note, then answers "wrote"; "hang" streams
@@ -180,15 +181,10 @@ describe("several session stacks on one Redis", () => {
     await redis?.stop();
   });
 
-  /** Approve a card on `stack` as its requester. */
+  /** Approve a card on `stack` as its requester, in the thread it was posted in. */
   async function approveOn(stack: Stack, pendingId: string): Promise<void> {
-    const pressed = await stack.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId,
-      action: "once",
-      user: ANA,
-    });
+    const asked = outputs.placeOf(pendingId) ?? thread();
+    const pressed = await stack.manager.press(cardPress(asked, pendingId, "once", ANA));
     expect(pressed.status).toBe("accepted");
   }
 
@@ -623,13 +619,7 @@ describe("several session stacks on one Redis", () => {
       () => out.latestCards.find((c) => c.buttons.length > 0),
       "the denial card",
     );
-    const pressed = await b.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: ALLOW_ANYWAY,
-      user: ANA,
-    });
+    const pressed = await b.manager.press(cardPress(target, card.pendingId, ALLOW_ANYWAY, ANA));
     expect(pressed.status).toBe("accepted");
     await eventually(
       async () => (await a.manager.command(target, ANA, "grants", [])).includes("write_note"),

@@ -15,6 +15,7 @@ import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers
 import { parkAtWriteCard } from "./helpers/parked-card.js";
 import { type ToolRun, ToolRuns } from "./helpers/test-tools.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { cardPress } from "../support/card-press.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -203,13 +204,7 @@ describe("durable resume across restarts (SQLite)", () => {
       steps: [textStep("finished after kill")],
     });
     await h.manager.start();
-    const result = await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId,
-      action: "once",
-      user: ANA,
-    });
+    const result = await h.manager.press(cardPress(thread(), pendingId, "once", ANA));
     expect(result.status).toBe("accepted");
     await h.manager.idle();
     expect(runsIn(runsFile).filter((r) => r.callId === "c1")).toHaveLength(1);

@@ -10,6 +10,7 @@ import { SessionRecords } from "../../src/sessions/session-records.js";
 import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
 import { ANA, BEN, BOSS, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
 import { outcomeLine } from "../support/card-outcome.js";
+import { cardPress } from "../support/card-press.js";
 
 const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
 
@@ -255,13 +256,7 @@ describe("SessionManager turns", () => {
       status: "ignored",
       reason: expect.stringMatching(/^invalid message: target\.platform/),
     });
-    const badPress = await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: "",
-      action: "",
-      user: ANA,
-    });
+    const badPress = await h.manager.press(cardPress(thread(), "", "", ANA));
     expect(badPress.status).toBe("invalid");
     expect(h.outputs.for(thread()).closedTurns).toHaveLength(1);
   });

@@ -134,6 +134,12 @@ export class RecordingOutputs {
     return output;
   }
 
+  /** The conversation card `pendingId` was posted in, when one of these recorders holds it. */
+  placeOf(pendingId: string): ThreadTarget | undefined {
+    for (const output of this.byThread.values()) if (output.card(pendingId)) return output.target;
+    return undefined;
+  }
+
   /** Resolve once `condition` holds (checked now and after every recorded change). */
   until<T>(condition: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
     return new Promise((resolve, reject) => {

@@ -298,6 +298,7 @@ export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
       pendingId: pending.card.pendingId,
       action: answer.action,
       user: this.user,
+      pressedIn: CONSOLE_TARGET,
     });
     this.showPress(pending, result);
   }

@@ -41,6 +41,7 @@ describe("console channel with piped streams", () => {
         pendingId: "ap1",
         action: "once",
         user: { id: "u1", name: "ana" },
+        pressedIn: CONSOLE_TARGET,
       },
     ]);
     const out = h.output();

@@ -5,6 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PendingStore } from "../../../src/approvals/pending-store.js";
 import type { SessionTurnEngine } from "../../../src/engine/session-turn-engine.js";
 import type { InboundMessage } from "../../../src/core/inbound-message.js";
 import type { PlatformUser, ThreadTarget } from "../../../src/core/thread-target.js";
@@ -13,6 +14,7 @@ import type { SessionManager, SessionManagerOptions } from "../../../src/session
 import { newSessionRecord, type SessionRecord } from "../../../src/sessions/session-record.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
+import { cardPress } from "../../support/card-press.js";
 import { RecordingOutputs } from "../../support/recording-output.js";
 import { ScriptedProvider, type ScriptedStep } from "../../support/scripted-provider.js";
 import { auditLogPathIn, buildSessionManager, engineFactory } from "../../support/session-stack.js";
@@ -121,12 +123,19 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
   return { manager, outputs, provider, runs, store, dataDir, auditLogPath, engines };
 }
 
-/** Press a card's button as `user` (default Ana, the requester in these tests). */
-export function pressCard(
+/**
+ * Press a card's button as `user` (default Ana, the requester in these tests), in the card's own
+ * conversation: the thread these outputs recorded it in, else (a card posted before a restart) the
+ * one its stored item was asked in, else (an id nothing knows) the default thread.
+ */
+export async function pressCard(
   h: Harness,
   card: { readonly pendingId: string },
   action = "once",
   user: PlatformUser = ANA,
 ): Promise<PressResult> {
-  return h.manager.press({ kind: "card", platform: "slack", pendingId: card.pendingId, action, user });
+  const { pendingId } = card;
+  const asked =
+    h.outputs.placeOf(pendingId) ?? (await new PendingStore(h.store).get(pendingId))?.target ?? thread();
+  return h.manager.press(cardPress(asked, pendingId, action, user));
 }
