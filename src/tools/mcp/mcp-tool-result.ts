@@ -12,8 +12,15 @@
 import { type CallToolResult, ContentBlockSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
-/** The schema a tool call is made with: any object, checked afterwards by `checkedToolResult`. */
-export const UNCHECKED_RESULT = z.looseObject({});
+/**
+ * The schema a tool call is made with: any object, taken as it is (not copied: a loose object
+ * schema copied each key, 0.6 s for an answer of 200,000 keys), checked afterwards by
+ * `checkedToolResult`.
+ */
+export const UNCHECKED_RESULT = z.custom<Record<string, unknown>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  { error: "the MCP server's answer is not an object" },
+);
 
 /** Content items of one answer that are read; far more than the model is shown of any (output-cap.ts). */
 export const MAX_CONTENT_ITEMS = 100;
