@@ -13,16 +13,16 @@
  * run and the next day's first than those times across midnight — however rarely its days,
  * months and weekdays let two run days follow each other ("0,59 0,23 1,28 * *" runs at 23:59 and
  * then at 00:00 the next day only where a February of 28 days ends). So a schedule
- * whose days never follow each other but whose times are close across midnight is refused too. It
- * also looks at the next GAP_SAMPLE runs from now, the only place it sees a repeated hour: a
- * schedule whose times come close only there ("0,59 2 * * *": 02:59 then the second 02:00, a
- * minute apart) passes it unless that night is near; accepted: it happens one night a year.
+ * whose days never follow each other but whose times are close across midnight is refused too.
+ * Those are a day's times only while the zone's offset holds: where it changes, local times repeat
+ * ("0,59 2 * * *": 02:59, then the second 02:00 a minute later) or are skipped (only a schedule of
+ * one time a day moves to the first moment after), so the guard also takes the runs next to each
+ * change of the coming year (offset-changes.ts) of that every-day schedule; a zone's rules repeat
+ * yearly.
  */
 import { Cron, CronPattern } from "croner";
+import { offsetChanges } from "./offset-changes.js";
 import type { TaskSchedule } from "./scheduled-task.js";
-
-/** How many upcoming runs the shortest-gap check looks at. */
-const GAP_SAMPLE = 24;
 
 /** Whether `zone` is an IANA timezone this runtime knows. */
 export function isKnownTimezone(zone: string): boolean {
@@ -83,17 +83,30 @@ export function nextOccurrence(schedule: TaskSchedule, afterMs: number, runsSoFa
 
 /**
  * The shortest gap (ms) a cron schedule's runs can have (module comment): between two of the times
- * of day it names, across midnight included, and between its next GAP_SAMPLE runs; Infinity when
- * it has fewer than two runs left.
+ * of day it names, across midnight included, and between the runs next to a change of the zone's
+ * offset, had it run every day; Infinity when it has fewer than two runs left.
  */
 export function shortestGapMs(schedule: TaskSchedule, afterMs: number): number {
-  const runs = nextOccurrences(schedule, afterMs, GAP_SAMPLE);
-  if (schedule.type === "once" || runs.length < 2) return Number.POSITIVE_INFINITY;
+  if (schedule.type === "once" || nextOccurrences(schedule, afterMs, 2).length < 2)
+    return Number.POSITIVE_INFINITY;
   const times = timesOfDay(schedule.expression, schedule.timezone);
   let gap = (times[0]! + SECONDS_PER_DAY - times.at(-1)!) * 1_000;
   for (let i = 1; i < times.length; i++) gap = Math.min(gap, (times[i]! - times[i - 1]!) * 1_000);
-  for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]! - runs[i - 1]!);
+  const everyDay = cronOf(everyDayExpression(schedule.expression), schedule.timezone);
+  for (const change of offsetChanges(schedule.timezone, afterMs)) {
+    // The last run before the change (none runs between a whole second and the ms before it).
+    const [before] = everyDay.previousRuns(1, new Date(change - 1));
+    if (before === undefined) continue;
+    const runs = [before, ...everyDay.nextRuns(2, before)].map((run) => run.getTime());
+    for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]! - runs[i - 1]!);
+  }
   return gap;
+}
+
+/** A cron expression's times of day on every day: its day, month and weekday fields made "*". */
+function everyDayExpression(expression: string): string {
+  const fields = expression.trim().split(/\s+/);
+  return [...fields.slice(0, -3), "*", "*", "*"].join(" ");
 }
 
 const SECONDS_PER_DAY = 86_400;

@@ -155,8 +155,12 @@ describe("cron occurrences", () => {
     expect(
       onDay(nextOccurrences(berlin("0,30 2 * * *"), at("2026-10-24T12:00:00Z"), 6), "2026-10-25"),
     ).toHaveLength(4);
-    // The minimum-interval guard samples from now: the repeated hour's one-minute gap is not seen in July.
-    expect(shortestGapMs(berlin("0,59 2 * * *"), at("2026-07-01T00:00:00Z"))).toBe(59 * 60_000);
-    expect(shortestGapMs(berlin("0,59 2 * * *"), at("2026-10-24T12:00:00Z"))).toBe(60_000);
+    // The minimum-interval guard sees the repeated hour's one-minute gap from any day of the year,
+    // also where the next such night is over a year away (31 Oct 2027 from 26 Oct 2026).
+    for (const from of ["2026-07-01T00:00:00Z", "2026-10-24T12:00:00Z", "2026-10-26T05:00:00Z"])
+      expect(shortestGapMs(berlin("0,59 2 * * *"), at(from))).toBe(60_000);
+    expect(shortestGapMs(cron("0,59 2 * * *", "UTC"), at("2026-07-01T00:00:00Z"))).toBe(59 * 60_000);
+    expect(shortestGapMs(cron("0,59 1 * * *", "America/New_York"), at("2026-11-02T07:00:00Z"))).toBe(60_000);
+    expect(shortestGapMs(berlin("0 * * * *"), at("2026-12-01T00:00:00Z"))).toBe(3_600_000);
   });
 });
