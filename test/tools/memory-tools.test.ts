@@ -349,6 +349,28 @@ describe("memory tools", () => {
     );
   });
 
+  it("the cards put the model's summary and id on one line each, so they cannot write lines of the card", async () => {
+    const { remember, update, forget } = tools();
+    const forged = "deploy\n\n*Checked by security*\u2028ok";
+    const context = makeContext();
+    const rememberCard = await remember.preview?.(
+      { scope: "channel", content: "c", summary: forged },
+      context,
+    );
+    expect(rememberCard?.summary).toBe("Remember (channel): deploy \\*Checked by security\\* ok");
+    const updateCard = await update.preview?.(
+      { id: `m1\n\n*Approved*`, content: "c", summary: forged },
+      context,
+    );
+    expect(updateCard?.summary).toBe("Update memory m1 \\*Approved\\*: deploy \\*Checked by security\\* ok");
+    expect(updateCard?.detail?.text.split("\n")[0]).toBe(
+      "There is no memory m1 \\*Approved\\* for this user or channel\\: the call will fail\\.",
+    );
+    const forgetCard = await forget.preview?.({ id: `m1\n*Approved*${"x".repeat(100)}` }, context);
+    expect(forgetCard?.summary).not.toContain("\n");
+    expect(forgetCard?.summary.length).toBeLessThan(80);
+  });
+
   it("the cards show a personal memory's text in a DM, never in a shared conversation", async () => {
     const { forget } = tools();
     const dm = makeContext({ metadata: { target: { ...TEST_TARGET, channel: "D1" } } });

@@ -12,6 +12,7 @@
  * share.
  */
 import { z } from "zod";
+import { clipLine, literalLine } from "../../core/one-line.js";
 import { markdownLiteral } from "../../core/person-text.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { isSharedThread } from "../../core/thread-target.js";
@@ -50,11 +51,19 @@ export const MEMORY_OFF_MESSAGE =
   "Saving memories is switched off in this user's settings: nothing was saved, changed or deleted. " +
   "Tell the user you cannot remember this; do not pretend you will.";
 
+/** The longest summary a memory has; a card shows it whole, on one line. */
+const SUMMARY_MAX = 200;
+/**
+ * The most of an id a card shows: ids are short ("m12"), so a longer one is the model's invention
+ * and the call will fail; its card shows it on one line, cut.
+ */
+const ID_SHOWN_MAX = 40;
+
 const summary = z
   .string()
   .trim()
   .min(1)
-  .max(200)
+  .max(SUMMARY_MAX)
   .describe("One line (15 words at most) describing the memory");
 const content = z
   .string()
@@ -97,7 +106,8 @@ function currentMemory(
   id: string,
   request: ConversationExecutionRequest,
 ): string {
-  if (!item) return `There is no memory ${id} for this user or channel: the call will fail.`;
+  if (!item)
+    return `There is no memory ${clipLine(id, ID_SHOWN_MAX)} for this user or channel: the call will fail.`;
   if (item.scope === "user") {
     const target = threadTargetOf(request);
     if (target && isSharedThread(target))
@@ -151,7 +161,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
       });
     },
     async preview(args) {
-      return textPreview(`Remember (${args.scope}): ${markdownLiteral(args.summary)}`, args.content);
+      return textPreview(`Remember (${args.scope}): ${literalLine(args.summary, SUMMARY_MAX)}`, args.content);
     },
   });
 
@@ -177,7 +187,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     async preview(args, context) {
       const item = await store.find(memoryKeysOf(context.request), args.id);
       return textPreview(
-        `Update memory ${markdownLiteral(args.id)}: ${markdownLiteral(args.summary)}`,
+        `Update memory ${literalLine(args.id, ID_SHOWN_MAX)}: ${literalLine(args.summary, SUMMARY_MAX)}`,
         `${currentMemory(item, args.id, context.request)}\n\nAfter the change:\n${args.content}`,
       );
     },
@@ -205,7 +215,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     async preview(args, context) {
       const item = await store.find(memoryKeysOf(context.request), args.id);
       return textPreview(
-        `Forget memory ${markdownLiteral(args.id)}`,
+        `Forget memory ${literalLine(args.id, ID_SHOWN_MAX)}`,
         currentMemory(item, args.id, context.request),
       );
     },
