@@ -82,11 +82,11 @@ describe("send_message", () => {
     const [sendMessage] = tools();
     expect(await sendMessage.preview?.({ channel: "#ops", text: "hi" }, makeContext())).toEqual({
       summary: "Post a message to \\#ops \\(C0OPS\\)",
-      detail: { kind: "text", text: "hi" },
+      detail: { kind: "code", text: "hi" },
     });
     expect(await sendMessage.preview?.({ channel: "current", text: "hi" }, makeContext())).toEqual({
       summary: "Post a message in this conversation",
-      detail: { kind: "text", text: "hi" },
+      detail: { kind: "code", text: "hi" },
     });
   });
 
@@ -125,14 +125,20 @@ describe("send_message", () => {
 });
 
 describe("send_message's card", () => {
-  it("shows the message as literal text, so a link's words cannot hide where it leads", async () => {
+  it("shows the message as code: literal, so a link's words cannot hide where it leads", async () => {
     const [sendMessage] = tools();
     const text = "Please log in again: [https://company.example/login](https://evil.example/phish)";
     const preview = await sendMessage.preview?.({ channel: "#ops", text }, makeContext());
-    expect(preview?.detail).toEqual({
-      kind: "text",
-      text: "Please log in again\\: \\[https\\:\\/\\/company\\.example\\/login\\]\\(https\\:\\/\\/evil\\.example\\/phish\\)",
-    });
+    expect(preview?.detail).toEqual({ kind: "code", text });
+  });
+
+  it("shows all of a long message: as code, what the card cannot hold is posted beside it", async () => {
+    // A text block is cut on a Telegram card at 1,500 characters and the rest is lost; a cut code
+    // block's whole text goes beside the card as a file (card-attachment.ts).
+    const [sendMessage] = tools();
+    const text = `${"Routine update. ".repeat(400)}\nAlso: wire the refund to account 12345.`;
+    const preview = await sendMessage.preview?.({ channel: "#ops", text }, makeContext());
+    expect(preview?.detail).toEqual({ kind: "code", text });
   });
 });
 

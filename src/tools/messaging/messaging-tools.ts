@@ -4,7 +4,10 @@
  * sent for the turn's requester: the Messenger posts elsewhere than this conversation only where
  * that person is a member. Posting to the current thread needs no approval: send_message declares
  * `staysInConversation`. Its card names the channel the platform resolves the argument to
- * (Messenger.destinationOf), as one line of literal text, and shows the message as literal text.
+ * (Messenger.destinationOf), as one line of literal text, and shows the message as code: literal
+ * text, and, where it is longer than a card holds (a Telegram card shows 1,500 characters of a text
+ * block and drops the rest), posted whole beside the card as a file (card-attachment.ts), so the
+ * person deciding can read all of what would go out.
  * A message is at most MAX_MESSAGE_CHARS characters, about two chat messages: the Messenger splits
  * a longer text into as many posts as it takes, so a model steered by what it read could otherwise
  * flood a channel with hundreds of them.
@@ -180,8 +183,9 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     },
     staysInConversation: (args, request) => isCurrentThreadTarget(args, request),
     async preview(args, context) {
-      // Literal: rendered, a link's words could name another place than it leads to.
-      const detail = { kind: "text", text: markdownLiteral(args.text) } as const;
+      // Literal: rendered, a link's words could name another place than it leads to. As code, all
+      // of it can be read: a longer one than the card holds is posted whole beside it.
+      const detail = { kind: "code", text: args.text } as const;
       if (isCurrentThreadTarget(args, context.request))
         return { summary: "Post a message in this conversation", detail };
       return {
