@@ -93,7 +93,7 @@ describe("written text in listings and cards", () => {
       nowMs: Date.parse("2026-11-30T10:00:00.000Z"),
     });
     expectPlainEverywhere(preview.summary);
-    expectPlainEverywhere(preview.detail.split("\n")[0] ?? "");
+    expectPlainEverywhere(preview.detail.split("\n").find((line) => line.startsWith("Runs: ")) ?? "");
     expectPlainEverywhere(cancellationSummary(task, undefined));
   });
 
