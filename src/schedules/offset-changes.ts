@@ -1,7 +1,8 @@
 /**
  * When a timezone's UTC offset changes (daylight saving starts or ends): the instants of the next
- * year or so, found by comparing the offset a day apart and then halving the day down to a second. The
- * minimum-interval guard looks at a schedule's runs around them (occurrences.ts), where local
+ * year or so, found by comparing the offset at the ends of each day (each end looked up once, as
+ * one day's end is the next day's start) and then halving a day where it differs down to a second.
+ * The minimum-interval guard looks at a schedule's runs around them (occurrences.ts), where local
  * times repeat or are skipped.
  */
 
@@ -18,18 +19,24 @@ export function offsetChanges(zone: string, fromMs: number): number[] {
   const offsetAt = (ms: number) =>
     format.formatToParts(ms).find((part) => part.type === "timeZoneName")?.value;
   const changes: number[] = [];
+  let dayStart = fromMs;
+  let startOffset = offsetAt(dayStart);
   for (let day = 0; day < DAYS_AHEAD; day++) {
-    let before = fromMs + day * DAY_MS;
-    let after = before + DAY_MS;
-    const first = offsetAt(before);
-    if (first === offsetAt(after)) continue;
-    while (after - before > 1_000) {
-      const middle = Math.floor((before + after) / 2);
-      if (offsetAt(middle) === first) before = middle;
-      else after = middle;
+    const dayEnd = dayStart + DAY_MS;
+    const endOffset = offsetAt(dayEnd);
+    if (endOffset !== startOffset) {
+      let before = dayStart;
+      let after = dayEnd;
+      while (after - before > 1_000) {
+        const middle = Math.floor((before + after) / 2);
+        if (offsetAt(middle) === startOffset) before = middle;
+        else after = middle;
+      }
+      // The change falls on a whole second, the first after `before`.
+      changes.push(Math.floor(before / 1_000) * 1_000 + 1_000);
     }
-    // The change falls on a whole second, the first after `before`.
-    changes.push(Math.floor(before / 1_000) * 1_000 + 1_000);
+    dayStart = dayEnd;
+    startOffset = endOffset;
   }
   return changes;
 }
