@@ -174,13 +174,7 @@ describe("a reviewer denial's card", () => {
       reason: "no",
     });
     const user = { id: REQUESTER.userId, name: REQUESTER.name };
-    const press = {
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "allow_anyway",
-      user,
-    } as const;
+    const press = cardPress(TARGET, card.pendingId, "allow_anyway", user);
     // Pressed on a copy of the card in another channel (the requester's DM): refused, nothing granted.
     const elsewhere = { ...TARGET, channel: "D1", thread: "2.2" };
     expect(await denials.press({ ...press, pressedIn: elsewhere })).toEqual({
@@ -188,7 +182,7 @@ describe("a reviewer denial's card", () => {
       message: NOT_PRESSED_WHERE_ASKED,
     });
     expect(granted).toEqual([]);
-    expect(await denials.press({ ...press, pressedIn: TARGET })).toMatchObject({ status: "accepted" });
+    expect(await denials.press(press)).toMatchObject({ status: "accepted" });
     const expiresAt = new Date(Date.parse("2026-01-02T03:04:05.000Z") + ONCE_GRANT_TTL_MS).toISOString();
     expect(granted).toEqual([
       { kind: "once", tool: "run_command", args: canonicalJson(args), requester: "slack:U1", expiresAt },

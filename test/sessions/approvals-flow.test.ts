@@ -1,24 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { PendingStore } from "../../src/approvals/pending-store.js";
-import type { Card } from "../../src/core/card.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import {
+  ANA,
+  BEN,
+  BOSS,
+  type Harness,
+  makeHarness,
+  message,
+  pressCard,
+  suspendAtApproval,
+  thread,
+} from "./helpers/harness.js";
 import { LOOSEN_REFUSAL } from "../../src/approvals/authorisation.js";
 import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { outcomeLine } from "../support/card-outcome.js";
 import { cardPress } from "../support/card-press.js";
-
-/** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
-async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
-  await h.manager.receive(message(`write ${text}`));
-  const out = h.outputs.for(thread());
-  return h.outputs.until(
-    () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
-    "card",
-  );
-}
 
 describe("approvals through the session manager", () => {
   it("persists the pending approval before posting its card, then runs the approved call once", async () => {

@@ -9,17 +9,12 @@ import { NOT_PRESSED_WHERE_ASKED } from "../../src/approvals/press-place.js";
 import type { ButtonPress } from "../../src/core/button-press.js";
 import { cardPress } from "../support/card-press.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, type Harness, makeHarness, message, pressCard, thread } from "./helpers/harness.js";
+import { ANA, type Harness, makeHarness, pressCard, suspendAtApproval, thread } from "./helpers/harness.js";
 
 /** A harness whose turn in the default thread waits on a write_note card; resolves with the card's id. */
 async function waitingCard(): Promise<{ h: Harness; id: string }> {
   const h = await makeHarness({ steps: [toolStep(["w1", "write_note", { text: "a" }]), textStep("done")] });
-  await h.manager.receive(message("write a"));
-  const out = h.outputs.for(thread());
-  const card = await h.outputs.until(
-    () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
-    "the card",
-  );
+  const card = await suspendAtApproval(h, "a");
   return { h, id: card.pendingId };
 }
 

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PendingStore } from "../../../src/approvals/pending-store.js";
+import type { Card } from "../../../src/core/card.js";
 import type { SessionTurnEngine } from "../../../src/engine/session-turn-engine.js";
 import type { InboundMessage } from "../../../src/core/inbound-message.js";
 import type { PlatformUser, ThreadTarget } from "../../../src/core/thread-target.js";
@@ -138,4 +139,17 @@ export async function pressCard(
   const asked =
     h.outputs.placeOf(pendingId) ?? (await new PendingStore(h.store).get(pendingId))?.target ?? thread();
   return h.manager.press(cardPress(asked, pendingId, action, user));
+}
+
+/**
+ * Send `write <text>` in the default thread, for a harness whose first step calls a tool that
+ * needs approval, and wait for the open card.
+ */
+export async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
+  await h.manager.receive(message(`write ${text}`));
+  const out = h.outputs.for(thread());
+  return h.outputs.until(
+    () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
+    "card",
+  );
 }
