@@ -8,7 +8,7 @@
  * after it (03:00), but one naming several minutes of it ("*\/15 2 * * *") has no run that day;
  * on a fall-back day the repeated hour's times run twice ("0,30 2 * * *" runs four times).
  *
- * The minimum-interval guard (`shortestGapMs`) takes the times of day the expression names as if
+ * The minimum-interval guard (`shortestGap`) takes the times of day the expression names as if
  * it ran every day: two runs of a day are never closer than two of its times, nor a day's last
  * run and the next day's first than those times across midnight — however rarely its days,
  * months and weekdays let two run days follow each other ("0,59 0,23 1,28 * *" runs at 23:59 and
@@ -81,26 +81,38 @@ export function nextOccurrence(schedule: TaskSchedule, afterMs: number, runsSoFa
   return nextOccurrences(schedule, afterMs, 1, runsSoFar)[0];
 }
 
+/** The shortest gap between a cron schedule's runs (`shortestGap`), and where it comes. */
+export interface ShortestGap {
+  /** Milliseconds; Infinity when the schedule has fewer than two runs left. */
+  readonly ms: number;
+  /**
+   * Whether only the runs next to a change of the zone's offset come this close, taken as if the
+   * schedule ran every day (so possibly on a day it never runs: see the module comment).
+   */
+  readonly atClockChange: boolean;
+}
+
 /**
- * The shortest gap (ms) a cron schedule's runs can have (module comment): between two of the times
- * of day it names, across midnight included, and between the runs next to a change of the zone's
- * offset, had it run every day; Infinity when it has fewer than two runs left.
+ * The shortest gap a cron schedule's runs can have (module comment): between two of the times of
+ * day it names, across midnight included, and between the runs next to a change of the zone's
+ * offset, had it run every day.
  */
-export function shortestGapMs(schedule: TaskSchedule, afterMs: number): number {
+export function shortestGap(schedule: TaskSchedule, afterMs: number): ShortestGap {
   if (schedule.type === "once" || nextOccurrences(schedule, afterMs, 2).length < 2)
-    return Number.POSITIVE_INFINITY;
+    return { ms: Number.POSITIVE_INFINITY, atClockChange: false };
   const times = timesOfDay(schedule.expression, schedule.timezone);
-  let gap = (times[0]! + SECONDS_PER_DAY - times.at(-1)!) * 1_000;
-  for (let i = 1; i < times.length; i++) gap = Math.min(gap, (times[i]! - times[i - 1]!) * 1_000);
+  let daily = (times[0]! + SECONDS_PER_DAY - times.at(-1)!) * 1_000;
+  for (let i = 1; i < times.length; i++) daily = Math.min(daily, (times[i]! - times[i - 1]!) * 1_000);
+  let atChange = Number.POSITIVE_INFINITY;
   const everyDay = cronOf(everyDayExpression(schedule.expression), schedule.timezone);
   for (const change of offsetChanges(schedule.timezone, afterMs)) {
     // The last run before the change (none runs between a whole second and the ms before it).
     const [before] = everyDay.previousRuns(1, new Date(change - 1));
     if (before === undefined) continue;
     const runs = [before, ...everyDay.nextRuns(2, before)].map((run) => run.getTime());
-    for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]! - runs[i - 1]!);
+    for (let i = 1; i < runs.length; i++) atChange = Math.min(atChange, runs[i]! - runs[i - 1]!);
   }
-  return gap;
+  return atChange < daily ? { ms: atChange, atClockChange: true } : { ms: daily, atClockChange: false };
 }
 
 /** A cron expression's times of day on every day: its day, month and weekday fields made "*". */

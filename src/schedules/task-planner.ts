@@ -4,7 +4,7 @@
  * expression croner accepts, runs no closer together than the minimum interval, and (for
  * wake-ups) a time no nearer than the shortest and no further than the longest allowed wait. Pure apart from the clock value passed in.
  */
-import { cronProblem, isKnownTimezone, nextOccurrence, shortestGapMs } from "./occurrences.js";
+import { cronProblem, isKnownTimezone, nextOccurrence, shortestGap } from "./occurrences.js";
 import type { TaskSchedule } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 
@@ -81,11 +81,15 @@ export function planTask(args: ScheduleArgs, zone: string, nowMs: number, settin
     ...(until === undefined ? {} : { until: new Date(until).toISOString() }),
     ...(args.max_runs === undefined ? {} : { maxRuns: args.max_runs }),
   };
-  const gap = shortestGapMs(schedule, nowMs);
-  if (gap < settings.minIntervalMs)
+  const gap = shortestGap(schedule, nowMs);
+  if (gap.ms < settings.minIntervalMs) {
+    const where = gap.atClockChange
+      ? ` on a day the clocks change in ${timezone} (its times are checked as if it ran every day: move them away from the hour the clocks change)`
+      : "";
     return refuse(
-      `Runs of "${expression}" can come ${minutes(gap)} apart; tasks may run at most every ${minutes(settings.minIntervalMs)}.`,
+      `Runs of "${expression}" can come ${minutes(gap.ms)} apart${where}; tasks may run at most every ${minutes(settings.minIntervalMs)}.`,
     );
+  }
   const firstMs = nextOccurrence(schedule, nowMs);
   if (firstMs === undefined) return refuse("That schedule has no run in the future (check `until`).");
   return { ok: true, schedule, firstMs, zone: timezone };

@@ -6,7 +6,7 @@ import {
   missedOccurrences,
   nextOccurrence,
   nextOccurrences,
-  shortestGapMs,
+  shortestGap,
 } from "../../src/schedules/occurrences.js";
 import type { TaskSchedule } from "../../src/schedules/scheduled-task.js";
 
@@ -77,11 +77,13 @@ describe("cron occurrences", () => {
   });
 
   it("measures the shortest gap between runs", () => {
-    expect(shortestGapMs(cron("*/5 * * * *", "UTC"), at("2026-12-01T00:00:00Z"))).toBe(300_000);
-    expect(shortestGapMs(cron("0 9,10 * * *", "UTC"), at("2026-12-01T00:00:00Z"))).toBe(3_600_000);
-    expect(shortestGapMs({ type: "once", at: "2026-12-02T00:00:00.000Z" }, 0)).toBe(Number.POSITIVE_INFINITY);
-    expect(shortestGapMs(cron("0,1 * * * *", "UTC", { maxRuns: 1 }), 0)).toBe(Number.POSITIVE_INFINITY);
-    expect(shortestGapMs(cron("0,30 * * * * *", "UTC"), at("2026-12-01T00:00:00Z"))).toBe(30_000);
+    expect(shortestGap(cron("*/5 * * * *", "UTC"), at("2026-12-01T00:00:00Z")).ms).toBe(300_000);
+    expect(shortestGap(cron("0 9,10 * * *", "UTC"), at("2026-12-01T00:00:00Z")).ms).toBe(3_600_000);
+    expect(shortestGap({ type: "once", at: "2026-12-02T00:00:00.000Z" }, 0).ms).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+    expect(shortestGap(cron("0,1 * * * *", "UTC", { maxRuns: 1 }), 0).ms).toBe(Number.POSITIVE_INFINITY);
+    expect(shortestGap(cron("0,30 * * * * *", "UTC"), at("2026-12-01T00:00:00Z")).ms).toBe(30_000);
   });
 
   it("finds runs that come close across midnight only months ahead, past the next runs it lists", () => {
@@ -96,7 +98,7 @@ describe("cron occurrences", () => {
       "2027-02-28T23:59:00.000Z",
       "2027-03-01T00:00:00.000Z",
     ]);
-    expect(shortestGapMs(rare, from)).toBe(60_000);
+    expect(shortestGap(rare, from)).toEqual({ ms: 60_000, atClockChange: false });
   });
 
   it("finds the newest missed run and counts the earlier ones", () => {
@@ -158,9 +160,9 @@ describe("cron occurrences", () => {
     // The minimum-interval guard sees the repeated hour's one-minute gap from any day of the year,
     // also where the next such night is over a year away (31 Oct 2027 from 26 Oct 2026).
     for (const from of ["2026-07-01T00:00:00Z", "2026-10-24T12:00:00Z", "2026-10-26T05:00:00Z"])
-      expect(shortestGapMs(berlin("0,59 2 * * *"), at(from))).toBe(60_000);
-    expect(shortestGapMs(cron("0,59 2 * * *", "UTC"), at("2026-07-01T00:00:00Z"))).toBe(59 * 60_000);
-    expect(shortestGapMs(cron("0,59 1 * * *", "America/New_York"), at("2026-11-02T07:00:00Z"))).toBe(60_000);
-    expect(shortestGapMs(berlin("0 * * * *"), at("2026-12-01T00:00:00Z"))).toBe(3_600_000);
+      expect(shortestGap(berlin("0,59 2 * * *"), at(from))).toEqual({ ms: 60_000, atClockChange: true });
+    expect(shortestGap(cron("0,59 2 * * *", "UTC"), at("2026-07-01T00:00:00Z")).ms).toBe(59 * 60_000);
+    expect(shortestGap(cron("0,59 1 * * *", "America/New_York"), at("2026-11-02T07:00:00Z")).ms).toBe(60_000);
+    expect(shortestGap(berlin("0 * * * *"), at("2026-12-01T00:00:00Z")).ms).toBe(3_600_000);
   });
 });

@@ -239,6 +239,14 @@ describe("ScheduleService guards", () => {
     expect((await h.service.create(ANA_HOME, { prompt: "x", cron: rare })).message).toBe(
       `Runs of "${rare}" can come 1 min apart; tasks may run at most every 5 min.`,
     );
+    // Mondays are never a clock change in Berlin, but its times are checked as on every day: the
+    // refusal says where the gap comes from.
+    expect(
+      (await h.service.create(ANA_HOME, { prompt: "x", cron: "0,59 2 * * 1", timezone: "Europe/Berlin" }))
+        .message,
+    ).toBe(
+      'Runs of "0,59 2 * * 1" can come 1 min apart on a day the clocks change in Europe/Berlin (its times are checked as if it ran every day: move them away from the hour the clocks change); tasks may run at most every 5 min.',
+    );
     expect((await h.service.create(ANA_HOME, { prompt: "x", at: iso(T0 - MIN) })).message).toContain(
       "in the past",
     );
