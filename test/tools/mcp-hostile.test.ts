@@ -94,9 +94,7 @@ describe("a tool result's content items", () => {
     const { manager } = startManager({ evil: malformed as McpServerConfig });
     await manager.start();
     const [dump] = manager.tools();
-    const started = performance.now();
     const result = await call(dump as AnyTool, {});
-    expect(performance.now() - started).toBeLessThan(1_500);
     expect(result.ok).toBe(true);
     const lines = result.output.split("\n");
     expect(lines[0]).toBe("dumped");
@@ -115,14 +113,30 @@ describe("a tool list's entries", () => {
       env: { HOSTILE_MODE: "malformed-tools", ITEMS: "100000" },
     };
     const { manager, logged } = startManager({ evil: malformed as McpServerConfig });
-    const started = performance.now();
     await manager.start();
-    expect(performance.now() - started).toBeLessThan(1_500);
     expect(manager.status()).toEqual({ evil: "ready" });
     expect(manager.tools().map((tool) => tool.name)).toEqual(["evil__dump"]);
     expect(logged).toContain(
       'MCP server "evil": 100000 of its 100001 tools not offered (98977 listed after the first 1024, not read; 1023 that are not MCP tools)',
     );
+  });
+
+  it("a next cursor that is not a string fails the start, as the SDK's check did, rather than ending the list", async () => {
+    const { manager, notices } = startManager({ evil: hostile("number-cursor") });
+    await manager.start();
+    expect(manager.status()).toEqual({ evil: "down" });
+    expect(notices[0]).toMatch(/^MCP server "evil" failed to start: .*nextCursor is not a string/);
+  });
+});
+
+describe("a tool result's isError", () => {
+  it("that is neither true nor false fails the call rather than reading as a success", async () => {
+    const { manager } = startManager({ evil: hostile("string-error") });
+    await manager.start();
+    const [dump] = manager.tools();
+    const result = await call(dump as AnyTool, {});
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain("isError that is neither true nor false");
   });
 });
 

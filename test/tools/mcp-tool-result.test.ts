@@ -5,10 +5,9 @@ describe("the schema an MCP tool call is made with", () => {
   it("takes an answer of 200,000 keys as it is, without copying it key by key", () => {
     const answer: Record<string, unknown> = { content: [{ type: "text", text: "ok" }] };
     for (let n = 0; n < 200_000; n++) answer[`k${n}`] = 0;
-    const started = performance.now();
     const taken = UNCHECKED_RESULT.safeParse(answer);
-    // A loose object schema copied every key: 0.6 s of the event loop, on top of the SDK's own parse.
-    expect(performance.now() - started).toBeLessThan(200);
+    // A loose object schema copied every key (0.6 s of the event loop, on top of the SDK's own
+    // parse): the answer handed on is the very object parsed.
     expect(taken.success && taken.data).toBe(answer);
     expect(checkedToolResult(answer)).toEqual({ content: [{ type: "text", text: "ok" }] });
   });
@@ -19,5 +18,14 @@ describe("the schema an MCP tool call is made with", () => {
       expect(taken.success).toBe(false);
       expect(taken.error?.issues[0]?.message).toBe("the MCP server's answer is not an object");
     }
+  });
+
+  it("takes a missing content as none and refuses a content that is not a list", () => {
+    expect(checkedToolResult({})).toEqual({ content: [] });
+    expect(() => checkedToolResult({ content: "dumped" })).toThrow(
+      "the MCP server's answer has a content that is not a list",
+    );
+    expect(checkedToolResult({ content: [], isError: true })).toEqual({ content: [], isError: true });
+    expect(checkedToolResult({ content: [], isError: false })).toEqual({ content: [] });
   });
 });

@@ -177,7 +177,10 @@ export class McpServerConnection {
           const tool = ToolSchema.safeParse(entry);
           return tool.success ? tool.data : undefined;
         });
-        cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
+        const { nextCursor } = page;
+        if (nextCursor !== undefined && typeof nextCursor !== "string")
+          throw new Error("its tool list's nextCursor is not a string");
+        cursor = nextCursor;
       } while (cursor);
       if (this.client !== client || this.closed) return;
       const wasRestart = this.attempt > 0;

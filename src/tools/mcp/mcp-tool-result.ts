@@ -28,10 +28,16 @@ export const MAX_CONTENT_ITEMS = 100;
 /**
  * `answer` as a CallToolResult: its first MAX_CONTENT_ITEMS content items, one that is not a content
  * block replaced by a line saying so, and a line counting those left unread; `structuredContent`
- * only when it is an object, `isError` only when it is true.
+ * only when it is an object. Throws, as the SDK's check did, on an answer whose `content` is
+ * there but no list or whose `isError` is there but neither true nor false (`"true"` must not
+ * read as a success).
  */
 export function checkedToolResult(answer: Record<string, unknown>): CallToolResult {
-  const items: unknown[] = Array.isArray(answer.content) ? answer.content : [];
+  const { content: listed = [], isError = false } = answer;
+  if (!Array.isArray(listed)) throw new Error("the MCP server's answer has a content that is not a list");
+  if (typeof isError !== "boolean")
+    throw new Error("the MCP server's answer has an isError that is neither true nor false");
+  const items: unknown[] = listed;
   const content: CallToolResult["content"] = items.slice(0, MAX_CONTENT_ITEMS).map((item) => {
     const block = ContentBlockSchema.safeParse(item);
     return block.success
@@ -49,6 +55,6 @@ export function checkedToolResult(answer: Record<string, unknown>): CallToolResu
     ...(structured !== null && typeof structured === "object" && !Array.isArray(structured)
       ? { structuredContent: structured as Record<string, unknown> }
       : {}),
-    ...(answer.isError === true ? { isError: true } : {}),
+    ...(isError ? { isError: true } : {}),
   };
 }
