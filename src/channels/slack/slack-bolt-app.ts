@@ -2,8 +2,8 @@
  * The Bolt App one run of the Slack channel is built on, and how Slack's deliveries reach the
  * channel through it: the App sits on the channel's receiver with every delivery screened first
  * (our installation only, other teams by choice: slack-intake.ts), is authorized as the one bot
- * `start` found, and carries the channel's listeners — one for all handled events, one for every
- * button press, one for /coworker — each acknowledging at once and handing the work on. Kept
+ * `start` found, and routes each delivery to the channel's listeners (a handled event, a button
+ * press, /coworker), acknowledging at once and handing the work on. Kept
  * apart from slack-channel.ts so the adapter reads as what it offers (thread outputs, directory,
  * access, lifecycle) and this file as the Bolt wiring in front of it.
  */
@@ -13,7 +13,7 @@ import { IntakeLog } from "../intake-log.js";
 import { describeError } from "./slack-api.js";
 import type { BotIdentity } from "./slack-events.js";
 import type { EventEnvelope } from "./slack-inbound.js";
-import { HANDLED_EVENTS, type Installation, screenSlackBody } from "./slack-intake.js";
+import { type Installation, SLASH_COMMAND, screenSlackBody } from "./slack-intake.js";
 import type { Respond } from "./slack-interactions.js";
 import { sdkLogger } from "./slack-logger.js";
 import type { SlackReceiver } from "./slack-receiver.js";
@@ -43,37 +43,38 @@ export interface BoltListeners {
   command(command: unknown, respond: Respond): void;
 }
 
-/** The App for one run, its listeners registered; the receiver's `listen` starts it. */
+/** The App for one run, routing deliveries to `listeners`; the receiver's `listen` starts it. */
 export function createBoltApp(options: BoltAppOptions, listeners: BoltListeners): App {
   const { bot, logger } = options;
   const app = newApp(options);
-  // One listener for every event the channel handles: Bolt runs each listener's middleware
-  // for every event, so one listener instead of five is four chains less per message.
-  app.event(HANDLED_EVENT, async ({ event, body }) => {
-    switch (event.type) {
-      case "app_mention":
-      case "message":
-        listeners.message(event, body);
-        return;
-      case "member_left_channel":
-        if (event.user === bot.userId) listeners.left(event.channel);
-        return;
-      case "channel_left":
-      case "group_left":
-        listeners.left(event.channel);
-        return;
+  // One middleware routes every delivery, after Bolt's ignoreSelf: Bolt runs each listener's own
+  // middleware chain for every delivery, and slack-intake.ts has already let through only the
+  // kinds routed here (the handled events, button presses, /coworker), so no listener chain is needed.
+  app.use(async (args) => {
+    if ("event" in args) {
+      const { event, body } = args;
+      switch (event.type) {
+        case "app_mention":
+        case "message":
+          listeners.message(event, body);
+          return;
+        case "member_left_channel":
+          if (event.user === bot.userId) listeners.left(event.channel);
+          return;
+        case "channel_left":
+        case "group_left":
+          listeners.left(event.channel);
+          return;
+      }
+    } else if ("action" in args) {
+      // Every press is acknowledged, also of buttons this version never posted (old cards, stray
+      // clients): interactions.press tells the presser such a button is no longer active.
+      await args.ack();
+      listeners.press(args.body);
+    } else if ("command" in args && args.command.command === SLASH_COMMAND) {
+      await args.ack();
+      listeners.command(args.command, args.respond);
     }
-  });
-  const onPress = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
-    await ack();
-    listeners.press(body);
-  };
-  // Every press is acknowledged, also of buttons this version never posted (old cards, stray
-  // clients): interactions.press tells the presser such a button is no longer active.
-  app.action(ANY_ACTION, onPress);
-  app.command("/coworker", async ({ ack, command, respond }) => {
-    await ack();
-    listeners.command(command, respond);
   });
   app.error(async (error) => {
     logger.error({ err: describeError(error) }, "slack handler error");
@@ -104,9 +105,3 @@ function newApp(options: BoltAppOptions): App {
   });
   return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
 }
-
-/** Matches every action id (see the registration in `createBoltApp`). */
-const ANY_ACTION = /^/;
-
-/** Matches the event types the channel handles (see the registration in `createBoltApp`). */
-const HANDLED_EVENT = new RegExp(`^(?:${HANDLED_EVENTS.join("|")})$`);
