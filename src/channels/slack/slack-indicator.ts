@@ -37,6 +37,8 @@ export class ThinkingIndicator {
   private reacted = false;
   /** A status call is on its way: it may reach Slack after the reply. */
   private calling = false;
+  /** A call was queued: until then nothing was shown, and nothing needs clearing. */
+  private queued = false;
   /** The reply is appearing, or the turn is over: nothing more to show. */
   private over = false;
   private refreshTimer: NodeJS.Timeout | undefined;
@@ -70,6 +72,7 @@ export class ThinkingIndicator {
     this.over = true;
     this.status = "";
     this.clearTimers();
+    if (!this.queued) return;
     const clearedBySlack = posted && !this.calling;
     this.chain = this.chain.then(() => {
       if (clearedBySlack) this.sent = "";
@@ -82,6 +85,7 @@ export class ThinkingIndicator {
     this.over = true;
     this.status = "";
     this.clearTimers();
+    if (!this.queued) return;
     this.enqueue(false);
     await this.chain;
   }
@@ -94,6 +98,7 @@ export class ThinkingIndicator {
   }
 
   private enqueue(refresh: boolean): void {
+    this.queued = true;
     this.chain = this.chain.then(() => this.apply(refresh));
   }
 
