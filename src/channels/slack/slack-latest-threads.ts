@@ -108,11 +108,15 @@ export class LatestThreads {
     return at !== undefined && Number(at) * 1000 < Date.now() - LATEST_THREAD_TTL_MS ? undefined : thread;
   }
 
-  /** The key of one person in one channel: the ids hashed, so any length fits the store's key limit. */
+  /**
+   * The key of one person in one channel: the ids themselves in memory; in the store hashed, so any
+   * length fits its key limit.
+   */
   private keyOf(channel: string, userId: string): string | undefined {
     const workspace = this.options.workspace();
     if (workspace === undefined) return undefined;
     const ids = JSON.stringify([workspace, channel, userId]);
+    if (!this.options.shared) return ids;
     return `slack:latest-thread:${createHash("sha256").update(ids).digest("base64url")}`;
   }
 }
