@@ -51,8 +51,14 @@ const agents = {
  * Where an http(s) URL's calls go: the request options node:http reads of it (urlToHttpOptions'
  * others it ignores; fewer options are fewer to copy, which node:http does three times a call).
  */
-interface Target extends Readonly<Pick<http.RequestOptions, "hostname" | "port" | "path" | "auth">> {
+interface Target extends Readonly<Pick<http.RequestOptions, "hostname" | "port" | "path">> {
   readonly protocol: "http:" | "https:";
+  /**
+   * The headers every call to it sends, as a flat [name, value…] list: Host, and Authorization
+   * for a URL with credentials. Headers given as a list are written as they are, where an object's
+   * are validated and stored one by one, and node:http adds neither of these to a list.
+   */
+  readonly ownHeaders: readonly string[];
 }
 
 /**
@@ -69,7 +75,9 @@ function targetOf(url: string): Target | undefined {
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") return undefined;
   const { hostname, port, path, auth } = urlToHttpOptions(parsed);
-  const target: Target = { protocol: parsed.protocol, hostname, port, path, auth };
+  const ownHeaders = ["host", parsed.host];
+  if (auth) ownHeaders.push("authorization", `Basic ${Buffer.from(auth).toString("base64")}`);
+  const target: Target = { protocol: parsed.protocol, hostname, port, path, ownHeaders };
   targets.set(url, target);
   return target;
 }
@@ -84,7 +92,7 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
   if (signal?.aborted) return Promise.reject(abortError());
   const target = targetOf(url);
   if (!target) return Promise.reject(new TypeError("the API URL is not an http or https URL"));
-  const { protocol, hostname, port, path, auth } = target;
+  const { protocol, hostname, port, path } = target;
   const transport = protocol === "https:" ? https : http;
   const agent = agents[protocol];
   return new Promise<TextAnswer>((resolve, reject) => {
@@ -94,9 +102,8 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
         hostname,
         port,
         path,
-        auth,
         method: init.method ?? "POST",
-        headers: headersOf(init.headers, init.body),
+        headers: headersOf(target.ownHeaders, init.headers, init.body),
         agent,
       },
       (answer) => {
@@ -143,13 +150,15 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
   });
 }
 
-/** The caller's headers as a plain object, with the body's length (a plain object or a Headers). */
-function headersOf(headers: unknown, body: string): Record<string, string> {
-  const own: Record<string, string> = {};
-  if (headers instanceof Headers) for (const [name, value] of headers) own[name] = value;
-  else if (headers && typeof headers === "object") Object.assign(own, headers);
-  own["content-length"] = String(Buffer.byteLength(body));
-  return own;
+/** The target's headers, then the caller's (a plain object or a Headers), then the body's length. */
+function headersOf(own: readonly string[], headers: unknown, body: string): string[] {
+  const flat = [...own];
+  if (headers instanceof Headers) for (const [name, value] of headers) flat.push(name, value);
+  else if (headers && typeof headers === "object")
+    // node:http validates each value as it writes it (an array's are written one by one).
+    for (const name in headers) flat.push(name, (headers as Record<string, string>)[name] as string);
+  flat.push("content-length", String(Buffer.byteLength(body)));
+  return flat;
 }
 
 /**

@@ -5,6 +5,7 @@
  * endless.
  */
 import type { ServerResponse } from "node:http";
+import { inspect } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_ANSWER_BYTES, postText } from "../../../src/channels/shared/text-post.js";
 import {
@@ -19,7 +20,7 @@ let received: RecordedRequest[];
 
 function answer(request: RecordedRequest, response: ServerResponse): void {
   if (request.path === "/hang") return;
-  if (request.path === "/cut") {
+  if (request.path?.startsWith("/cut")) {
     response.writeHead(200, { "content-type": "application/json", "content-length": "100" });
     response.write('{"ok":');
     setTimeout(() => request.socket.destroy(), 20);
@@ -94,6 +95,38 @@ describe("postText", () => {
     expect(new Set(received.map((r) => r.socket)).size).toBe(1);
   });
 
+  it("sends the Host, and Basic credentials given in the URL", async () => {
+    await postText(`${url}/call`, { body: "{}" });
+    await postText(url.replace("http://", "http://us%20er:p%40ss@") + "/call", { body: "{}" });
+    expect(received[0]?.headers.host).toBe(new URL(url).host);
+    expect(received[0]?.headers.authorization).toBeUndefined();
+    expect(received[1]?.headers.authorization).toBe(`Basic ${Buffer.from("us er:p@ss").toString("base64")}`);
+  });
+
+  it("rejects a header that would break the request's head, or has no value, sending nothing", async () => {
+    const headers = { "x-note": "a\r\nx-injected: 1" };
+    await expect(postText(`${url}/call`, { headers, body: "{}" })).rejects.toMatchObject({
+      code: "ERR_INVALID_CHAR",
+    });
+    await expect(
+      postText(`${url}/call`, { headers: { "x-note": undefined }, body: "{}" }),
+    ).rejects.toMatchObject({
+      code: "ERR_HTTP_INVALID_HEADER_VALUE",
+    });
+    expect(received).toEqual([]);
+  });
+
+  it("does not fail a call on a kept connection the server closed while it was idle", async () => {
+    await postText(`${url}/call`, { body: "{}" });
+    const first = received[0]?.socket;
+    first?.end();
+    await new Promise((resolve) => first?.once("close", resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = await postText(`${url}/call`, { body: "{}" });
+    expect(again.status).toBe(200);
+    expect(received[1]?.socket).not.toBe(first);
+  });
+
   it("hands back an answer that is not JSON as it is, and its json() rejects without quoting the URL", async () => {
     const response = await postText(`${url}/html/bot123:SECRET/sendMessage`, { body: "{}" });
     expect(response.status).toBe(502);
@@ -151,6 +184,23 @@ describe("postText", () => {
     await expect(postText(`${url}/endless`, { body: "{}" })).rejects.toThrow(
       `the answer is over ${MAX_ANSWER_BYTES} bytes`,
     );
+  });
+
+  it("never quotes the URL when the connection drops or nothing listens", async () => {
+    const secret = (path: string) => `${url}/${path}/bot123:SECRET/sendMessage`;
+    const cut = await postText(secret("cut"), { body: "{}" }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await server.close();
+    const refused = await postText(secret("call"), { body: "{}" }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    for (const failure of [cut, refused]) {
+      expect(failure).toBeInstanceOf(Error);
+      expect(`${String(failure)} ${inspect(failure, { depth: 5 })}`).not.toContain("SECRET");
+    }
   });
 
   it("rejects with the network's error code when nothing listens", async () => {
