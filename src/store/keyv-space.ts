@@ -1,16 +1,18 @@
 /**
  * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs, grouped writes,
- * a write-if-absent that is atomic on Redis and SQLite and serialised per key within this
- * process elsewhere, and a compare-and-set and compare-and-delete that are the backend's own
- * (atomic on every backend), matching a value read or a row's exact text. A row no value can be
- * read from is an UnreadableRow (stored-row.ts): `get` and `getMany` reject with it, `getRows`
- * gives it beside the other keys' values.
+ * reads of keyv's rows straight from the backend (keyv's read added hooks, statistics and a
+ * promise per row to every one), a write-if-absent that is atomic on Redis and SQLite and
+ * serialised per key within this process elsewhere, and a compare-and-set and compare-and-delete
+ * that are the backend's own (atomic on every backend), matching a value read or a row's exact
+ * text. A row no value can be read from is an UnreadableRow (stored-row.ts): `get` and `getMany`
+ * reject with it, `getRows` gives it beside the other keys' values.
  */
 import type { Backend, ExpectedEntry, ReadEntry } from "./backends/backend.js";
 import {
   expectedEntry,
   expectedText,
   ROW_TEXT,
+  readEntry,
   serializeValue,
   UnreadableValue,
 } from "./backends/backend.js";
@@ -49,10 +51,7 @@ export class KeyvSpace implements KeyValueSpace {
 
   /** The stored value, or undefined when absent or expired; an UnreadableRow rejects for a row holding none. */
   get<T>(key: string): Promise<T | undefined> {
-    return this.guarded(
-      () => this.check(key),
-      () => this.read<T>(key),
-    );
+    return this.readKeys([key], (entries) => this.valueOf<T>(key, entries[0]));
   }
 
   /**
@@ -60,9 +59,7 @@ export class KeyvSpace implements KeyValueSpace {
    * rejects with the first key's UnreadableRow when a row holds no value (getRows answers per key).
    */
   getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
-    return this.readKeys(keys, (keyv) =>
-      keyv.getMany([...keys]).then((values) => values.map((value, at) => this.readable<T>(keys[at]!, value))),
-    );
+    return this.readKeys(keys, (entries) => entries.map((entry, at) => this.valueOf<T>(keys[at]!, entry)));
   }
 
   /**
@@ -70,11 +67,7 @@ export class KeyvSpace implements KeyValueSpace {
    * the value or the UnreadableRow held, each with its row's exact text (a RowText) as `expected`.
    */
   getRows<T>(keys: readonly string[]): Promise<Array<RowRead<T>>> {
-    return this.readKeys(keys, (keyv) =>
-      keyv
-        .getManyRaw([...keys])
-        .then((entries) => entries.map((entry, at) => this.rowOf<T>(keys[at]!, entry as ReadEntry))),
-    );
+    return this.readKeys(keys, (entries) => entries.map((entry, at) => this.rowOf<T>(keys[at]!, entry)));
   }
 
   /**
@@ -125,7 +118,7 @@ export class KeyvSpace implements KeyValueSpace {
         }
         return mutex.run(`${this.namespace}\u0000${key}`, async () => {
           // A row holding no value is present too, as on the backends with their own insert.
-          if ((await this.keyv().get(key)) !== undefined) return false;
+          if (await this.read([key], ([entry]) => entry !== undefined)) return false;
           await this.write(key, value, ttlMs);
           return true;
         });
@@ -178,17 +171,28 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
-  /** Check `keys`, then `read` them in one backend call (none for no keys). */
+  /** Check `keys`, then read their entries in one backend call (none for no keys) and answer `from` them. */
   private readKeys<R>(
     keys: readonly string[],
-    read: (keyv: ReturnType<KeyvSpace["keyv"]>) => Promise<R[]>,
-  ): Promise<R[]> {
+    from: (entries: ReadonlyArray<ReadEntry | undefined>) => R,
+  ): Promise<R> {
     return this.guarded(
       () => {
         for (const key of keys) this.check(key);
       },
-      () => (keys.length === 0 ? Promise.resolve([]) : read(this.keyv())),
+      () => (keys.length === 0 ? Promise.resolve(from([])) : this.read(keys, from)),
     );
+  }
+
+  /**
+   * Read the rows of `keys` from the backend in one call, and answer `from` their entries, in order
+   * (undefined where absent or expired).
+   */
+  private read<R>(
+    keys: readonly string[],
+    from: (entries: ReadonlyArray<ReadEntry | undefined>) => R,
+  ): Promise<R> {
+    return this.context.backend.rowTexts(this.namespace, keys).then((rows) => from(rows.map(readEntry)));
   }
 
   /**
@@ -207,14 +211,9 @@ export class KeyvSpace implements KeyValueSpace {
     return this.context.track(pending);
   }
 
-  private read<T>(key: string): Promise<T | undefined> {
-    return this.keyv()
-      .get(key)
-      .then((value) => this.readable<T>(key, value));
-  }
-
-  /** A value read at `key`; throws the UnreadableRow of a row holding none. */
-  private readable<T>(key: string, value: unknown): T | undefined {
+  /** The value of the entry read at `key`; throws the UnreadableRow of a row holding none. */
+  private valueOf<T>(key: string, entry: ReadEntry | undefined): T | undefined {
+    const value = entry?.value;
     if (value instanceof UnreadableValue) throw this.unreadable(key, value);
     return value as T | undefined;
   }
@@ -234,10 +233,6 @@ export class KeyvSpace implements KeyValueSpace {
 
   private unreadable(key: string, value: UnreadableValue): UnreadableRow {
     return new UnreadableRow(this.namespace, key, value.row, value.reason);
-  }
-
-  private keyv() {
-    return this.context.backend.keyv(this.namespace);
   }
 
   private async writeInOrder(entries: readonly SpaceEntry[]): Promise<void> {

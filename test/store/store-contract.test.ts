@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { createClient } from "@keyv/redis";
 import Database from "better-sqlite3";
+import { Keyv } from "keyv";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
@@ -477,6 +478,24 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     );
     expect(await space.getMany!([])).toEqual([]);
     await expect(space.getMany!([key("a"), ""])).rejects.toThrow(/key in dedupe must be a string/);
+  });
+
+  it("reads the rows straight from the backend, never through keyv's reads (its hooks, stats and promise per row)", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await space.set(key("a"), { n: 1 }, 60_000);
+    const reads = ["get", "getMany", "getRaw", "getManyRaw"].map((method) =>
+      vi.spyOn(Keyv.prototype, method as "get"),
+    );
+    try {
+      expect(await space.get(key("a"))).toEqual({ n: 1 });
+      expect(await space.getMany!([key("missing"), key("a")])).toEqual([undefined, { n: 1 }]);
+      expect(await space.getRows!([key("a")])).toEqual([{ value: { n: 1 }, expected: expect.any(RowText) }]);
+      expect(await space.setIfAbsent(key("a"), "again")).toBe(false);
+      for (const read of reads) expect(read).not.toHaveBeenCalled();
+    } finally {
+      for (const read of reads) read.mockRestore();
+    }
   });
 
   it("a row holding no readable value (not JSON, JSON without a value, null) is one UnreadableRow to every read, with its text, and present to setIfAbsent", async () => {

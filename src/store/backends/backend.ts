@@ -1,7 +1,7 @@
 /**
  * Backend: what each storage engine (SQLite, Redis, Postgres, memory) hands the store — one keyv
- * instance per namespace, an optional atomic insert, a compare-and-set and a compare-and-delete, a
- * health probe and a close.
+ * instance per namespace, its rows' texts read straight from the engine, an optional atomic
+ * insert, a compare-and-set and a compare-and-delete, a health probe and a close.
  */
 import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
 import { messageOf } from "../../core/failure.js";
@@ -14,6 +14,15 @@ import { RowText, type UnreadableReason } from "../stored-row.js";
 export interface Backend {
   /** The keyv instance holding this namespace's keys. */
   keyv(namespace: StoreNamespace): Keyv;
+  /**
+   * The texts of the rows keyv keeps `keys` of `namespace` in, in order (undefined or null where
+   * absent), in one call to the engine: the store reads them as keyv would (`readEntry`) without
+   * keyv's hooks, statistics and promise per row, as `setMany` writes them without keyv.
+   */
+  rowTexts(
+    namespace: StoreNamespace,
+    keys: readonly string[],
+  ): Promise<ReadonlyArray<string | null | undefined>>;
   /**
    * Atomic write-if-absent across processes, when the engine has one (Redis SET NX). Backends
    * without it get the store's in-process get-then-set under a per-key mutex.
@@ -179,6 +188,11 @@ function deserializeEntry<T>(text: string): ReadEntry<T> | undefined {
   const read = entry as { value: T; expires?: number; [ROW_TEXT]: string };
   read[ROW_TEXT] = text;
   return read;
+}
+
+/** The entry a row's text (undefined or null: no row) holds, as keyv's reads give it (see deserializeEntry). */
+export function readEntry<T>(row: string | null | undefined): ReadEntry<T> | undefined {
+  return typeof row === "string" ? deserializeEntry<T>(row) : undefined;
 }
 
 /** The entry of a row holding no value: an UnreadableValue, live (an expiry passed was judged already). */

@@ -11,6 +11,10 @@ export function openMemoryBackend(onError: ErrorSink): Backend {
   const spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(map, ns, true, onError)] as const));
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    rowTexts: async (namespace, keys) => {
+      const keyv = spaces.get(namespace)!;
+      return keys.map((key) => map.get(keyv._getKeyPrefix(key)) as string | undefined);
+    },
     writesInOrder: true,
     // The Map holds keyv's serialised rows under its prefixed keys; one process, no await between.
     replaceIf: async (namespace, key, expected, serialized) => {

@@ -47,6 +47,11 @@ export async function openPostgresBackend(
   purgeTimer.unref();
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    // The value column's texts (keyv's adapter type allows more than a text column holds).
+    rowTexts: (namespace, keys) => {
+      const keyv = spaces.get(namespace)!;
+      return table.getMany(keys.map((key) => keyv._getKeyPrefix(key))) as Promise<Array<string | undefined>>;
+    },
     // A pool: two writes in flight may commit on different connections in either order.
     writesInOrder: false,
     insertIfAbsent: (namespace, key, serialized) =>

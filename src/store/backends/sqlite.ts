@@ -63,6 +63,10 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
   purgeTimer.unref();
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    rowTexts: (namespace, keys) => {
+      const keyv = spaces.get(namespace)!;
+      return adapter.getMany<string>(keys.map((key) => keyv._getKeyPrefix(key)));
+    },
     // One connection: writes are applied in the order issued, a loop turn's batch in one transaction.
     writesInOrder: true,
     // keyv's own prefixing, so the row written is exactly the one keyv reads back.
