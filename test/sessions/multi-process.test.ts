@@ -341,13 +341,13 @@ describe("several session stacks on one Redis", () => {
     // copy cannot say no turn asked one), offer (+ lease), the workspace's downloaded files (the
     // page after those this process read: another process may have recorded some since; not the
     // head, which only a first read needs), turn start, history, turn end, release — the
-    // background failover scan (every lease renewal interval) aside.
+    // background failover scan (every lease renewal interval) aside. Every store read is one MGET.
     const sent = commands.filter((c) => !c.inScript && !c.line.includes("SMEMBERS"));
     const turn = sent.filter((c) => !c.line.includes("turn-slot"));
     expect(
       turn.map((c) => c.name),
       turn.map((c) => c.line).join("\n"),
-    ).toEqual(["GET", "EVAL", "HGETALL", "EVAL", "GET", "EVAL", "EVAL", "EVAL", "EVAL"]);
+    ).toEqual(["MGET", "EVAL", "HGETALL", "EVAL", "MGET", "EVAL", "EVAL", "EVAL", "EVAL"]);
     // The person's turn slot, shared by the processes: taken, given back, its release announced.
     const slot = sent.filter((c) => c.line.includes("turn-slot"));
     expect(
