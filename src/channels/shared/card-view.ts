@@ -11,6 +11,7 @@ import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
 import type { Card, CardBlock, CardButton, CardField, CardOutcome, CardPerson } from "../../core/card.js";
 import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
+import { groupedCount } from "../../core/count-text.js";
 
 /** A body block of the view: `CardBlock` with diffs turned into code. */
 export type CardViewBlock = Exclude<CardBlock, { readonly kind: "diff" }>;
@@ -158,7 +159,7 @@ export function cutForCard(code: string, limit: number, file?: string): CardCut 
       : `The whole text is in the file ${file} posted with this card: read it there before you decide.`;
   return {
     shown: code.slice(0, end),
-    notice: `⚠️ ${hidden.toLocaleString("en")} more characters are not shown here (the first ${end.toLocaleString("en")} of ${code.length.toLocaleString("en")}). ${advice}`,
+    notice: `⚠️ ${groupedCount(hidden)} more characters are not shown here (the first ${groupedCount(end)} of ${groupedCount(code.length)}). ${advice}`,
   };
 }
 

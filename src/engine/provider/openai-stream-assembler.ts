@@ -25,6 +25,7 @@ import { ToolCallAssembler } from "./openai-tool-calls.js";
 import type { FinishReason } from "../../core/messages.js";
 import { MAX_REPLY_CHARS } from "../../core/messages.js";
 import { ProviderError, type ProviderStreamEvent } from "./provider.js";
+import { groupedCount } from "../../core/count-text.js";
 
 /** Assembles one assistant step from its stream chunks. */
 export class StreamAssembler {
@@ -149,14 +150,14 @@ export function mapFinishReason(raw: string, hasToolCalls: boolean): FinishReaso
 function tooLong(): ProviderError {
   return new ProviderError(
     "incomplete",
-    `The model's reply was cut off: it was too long (over ${MAX_REPLY_CHARS.toLocaleString("en-US")} characters).`,
+    `The model's reply was cut off: it was too long (over ${groupedCount(MAX_REPLY_CHARS)} characters).`,
   );
 }
 
 function tooMuchBesideTheReply(): ProviderError {
   return new ProviderError(
     "incomplete",
-    `The model's reply was cut off: the endpoint streamed over ${MAX_REPLY_CHARS.toLocaleString("en-US")} characters of chunks that are not part of the reply (empty chunks or other choices).`,
+    `The model's reply was cut off: the endpoint streamed over ${groupedCount(MAX_REPLY_CHARS)} characters of chunks that are not part of the reply (empty chunks or other choices).`,
   );
 }
 

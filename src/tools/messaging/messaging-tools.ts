@@ -37,6 +37,7 @@ import { withWorkspaceFile } from "../files/service-file-access.js";
 import { requestCaller, threadTargetOf } from "../session-target.js";
 import { defineTool, fail, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
 import type { Messenger, MessengerResult } from "./messenger.js";
+import { groupedCount } from "../../core/count-text.js";
 
 /** The channel value that means "this conversation". */
 export const CURRENT_CHANNEL = "current";
@@ -68,9 +69,9 @@ const sendMessageSchema = z.object({
     .min(1)
     .max(
       MAX_MESSAGE_CHARS,
-      `A message is at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters: shorten it (for this conversation, a longer text can go in a workspace file uploaded with send_file)`,
+      `A message is at most ${groupedCount(MAX_MESSAGE_CHARS)} characters: shorten it (for this conversation, a longer text can go in a workspace file uploaded with send_file)`,
     )
-    .describe(`The message text (at most ${MAX_MESSAGE_CHARS.toLocaleString("en")} characters)`),
+    .describe(`The message text (at most ${groupedCount(MAX_MESSAGE_CHARS)} characters)`),
 });
 const sendFileSchema = z.object({
   path: z.string().min(1).describe("Workspace file to upload into this conversation"),
@@ -168,7 +169,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     name: "send_message",
     description:
       "Post a message to another channel or chat the bot and the person asking are both in (needs approval), " +
-      `or to this conversation with channel "${CURRENT_CHANNEL}". At most ${MAX_MESSAGE_CHARS.toLocaleString("en")} ` +
+      `or to this conversation with channel "${CURRENT_CHANNEL}". At most ${groupedCount(MAX_MESSAGE_CHARS)} ` +
       "characters (here, a longer text can go in a file uploaded with send_file).",
     inputSchema: sendMessageSchema,
     category: "messaging",
