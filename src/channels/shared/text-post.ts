@@ -150,13 +150,28 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
   });
 }
 
-/** The target's headers, then the caller's (a plain object or a Headers), then the body's length. */
+/**
+ * The caller's headers (a plain object or a Headers) but a length of its own, then the target's
+ * the caller did not give, then the body's length: as node:http had them from an object, where a
+ * caller's Host or Authorization stood instead of the URL's and the body's length replaced theirs.
+ */
 function headersOf(own: readonly string[], headers: unknown, body: string): string[] {
-  const flat = [...own];
-  if (headers instanceof Headers) for (const [name, value] of headers) flat.push(name, value);
+  const flat: string[] = [];
+  const given = new Set<string>();
+  const add = (name: string, value: string) => {
+    const lower = name.toLowerCase();
+    if (lower === "content-length") return;
+    given.add(lower);
+    flat.push(name, value);
+  };
+  if (headers instanceof Headers) for (const [name, value] of headers) add(name, value);
   else if (headers && typeof headers === "object")
     // node:http validates each value as it writes it (an array's are written one by one).
-    for (const name in headers) flat.push(name, (headers as Record<string, string>)[name] as string);
+    for (const name in headers) add(name, (headers as Record<string, string>)[name] as string);
+  for (let i = 0; i < own.length; i += 2) {
+    const name = own[i] as string;
+    if (!given.has(name)) flat.push(name, own[i + 1] as string);
+  }
   flat.push("content-length", String(Buffer.byteLength(body)));
   return flat;
 }

@@ -103,6 +103,20 @@ describe("postText", () => {
     expect(received[1]?.headers.authorization).toBe(`Basic ${Buffer.from("us er:p@ss").toString("base64")}`);
   });
 
+  it("sends a caller's own Host and Authorization instead of the URL's, and the body's length instead of theirs", async () => {
+    const credentialed = `${url.replace("http://", "http://user:pw@")}/call`;
+    const headers = { Host: "api.example", Authorization: "Bearer t", "Content-Length": "999" };
+    await postText(credentialed, { headers, body: "{}" });
+    await postText(credentialed, { headers: new Headers(headers), body: "{}" });
+    for (const request of received) {
+      expect(request.headers.host).toBe("api.example");
+      expect(request.headers.authorization).toBe("Bearer t");
+      expect(request.headers["content-length"]).toBe("2");
+      expect(request.body).toBe("{}");
+    }
+    expect(received).toHaveLength(2);
+  });
+
   it("rejects a header that would break the request's head, or has no value, sending nothing", async () => {
     const headers = { "x-note": "a\r\nx-injected: 1" };
     await expect(postText(`${url}/call`, { headers, body: "{}" })).rejects.toMatchObject({
