@@ -51,7 +51,12 @@ export function createBoltApp(options: BoltAppOptions, listeners: BoltListeners)
   // middleware chain for every delivery, and slack-intake.ts has already let through only the
   // kinds routed here (the handled events, button presses, /coworker), so no listener chain is needed.
   app.use(async (args) => {
+    // Bolt takes a body's kind from the first field it finds (`event`, then `command`, then
+    // `actions`), slack-intake.ts from its `type`: a body goes only to the listener of the kind it
+    // was screened as, never with an event or command riding in it that nothing screened.
+    const type = (args.body as { readonly type?: unknown }).type;
     if ("event" in args) {
+      if (type !== "event_callback") return;
       const { event, body } = args;
       switch (event.type) {
         case "app_mention":
@@ -71,9 +76,10 @@ export function createBoltApp(options: BoltAppOptions, listeners: BoltListeners)
       // clients): interactions.press tells the presser such a button is no longer active.
       await args.ack();
       listeners.press(args.body);
-    } else if ("command" in args && args.command.command === SLASH_COMMAND) {
+    } else if ("command" in args) {
       await args.ack();
-      listeners.command(args.command, args.respond);
+      if (type === undefined && args.command.command === SLASH_COMMAND)
+        listeners.command(args.command, args.respond);
     }
   });
   app.error(async (error) => {
