@@ -17,11 +17,11 @@ afterEach(() => {
 
 describe("importing the service's modules", () => {
   it("formats no number through ICU: its first use keeps 7.6 MB of RSS, paid at every start", async () => {
-    const toLocaleString = vi.spyOn(Number.prototype, "toLocaleString");
+    const numberToLocale = vi.spyOn(Number.prototype, "toLocaleString");
     const numberFormat = vi.spyOn(Intl, "NumberFormat");
     vi.resetModules();
     for (const file of sourceModules()) await import(file);
-    expect(toLocaleString).not.toHaveBeenCalled();
+    expect(numberToLocale).not.toHaveBeenCalled();
     expect(numberFormat).not.toHaveBeenCalled();
   }, 120_000);
 });
