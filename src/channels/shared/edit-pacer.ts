@@ -128,6 +128,11 @@ export class EditPacer {
     }
   }
 
+  /** Whether a send of the live message is in flight. */
+  get sending(): boolean {
+    return this.inFlight !== undefined;
+  }
+
   /** Stop pacing: no further live send starts; resolves once the one in flight (if any) is done. */
   finish(): Promise<void> {
     this.finished = true;

@@ -70,6 +70,8 @@ const OUTCOME_WORDS: Readonly<Partial<Record<ToolLine["status"], string>>> = {
 };
 /** What `handle` returns: the event is folded in by then. */
 const HANDLED: Promise<void> = Promise.resolve();
+/** What `close` resolves with once the answer is delivered: nothing. */
+const DELIVERED = (): void => undefined;
 const MAX_TOOL_LINES = 6;
 const MAX_NOTES = 3;
 /** The most plan steps the live view lists; the others are counted on a line of their own. */
@@ -331,29 +333,37 @@ export class TelegramTurnRenderer implements TurnRenderer {
   }
 
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.closed = true;
-      clearTimeout(this.typingTimer);
-      this.turn = closeTurn(this.turn);
-      try {
-        // A turn that failed (provider error) can be retried from its last message.
-        const retry = turnControl(this.turn) === "retry";
-        await this.live.finish(this.finalChunks(), retry ? RETRY_KEYBOARD : undefined);
-      } catch (error) {
-        // Never sent elsewhere instead (General is not the topic's place): the log says where it was lost.
-        if (isTopicGone(error)) {
-          const { chatId, threadId } = this.options.sender.address;
-          this.options.logger.warn(
-            { err: errorText(error), chatId, topicId: threadId },
-            "telegram: topic closed or deleted; answer not delivered",
-          );
-        } else
-          this.options.logger.error(
-            { err: errorText(error) },
-            "telegram: could not deliver the final answer",
-          );
-      }
-    })();
+    this.closing ??= this.deliverAnswer();
     return this.closing;
+  }
+
+  /** The final answer, delivered once (see LiveReply.finish); a failure is logged, never passed on. */
+  private deliverAnswer(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.typingTimer);
+    try {
+      this.turn = closeTurn(this.turn);
+      // A turn that failed (provider error) can be retried from its last message.
+      const retry = turnControl(this.turn) === "retry";
+      return this.live
+        .finish(this.finalChunks(), retry ? RETRY_KEYBOARD : undefined)
+        .then(DELIVERED, (error: unknown) => this.undelivered(error));
+    } catch (error) {
+      this.undelivered(error);
+      return Promise.resolve();
+    }
+  }
+
+  /** Log where and why the final answer was lost. */
+  private undelivered(error: unknown): void {
+    // Never sent elsewhere instead (General is not the topic's place): the log says where it was lost.
+    if (isTopicGone(error)) {
+      const { chatId, threadId } = this.options.sender.address;
+      this.options.logger.warn(
+        { err: errorText(error), chatId, topicId: threadId },
+        "telegram: topic closed or deleted; answer not delivered",
+      );
+    } else
+      this.options.logger.error({ err: errorText(error) }, "telegram: could not deliver the final answer");
   }
 }

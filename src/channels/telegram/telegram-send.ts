@@ -59,6 +59,9 @@ export function addressOf(target: ThreadTarget): ChatAddress {
 
 export type EditResult = "edited" | "unchanged" | "gone";
 
+/** What `sendAll` returns for no chunks. */
+const NOTHING_SENT: Promise<undefined> = Promise.resolve(undefined);
+
 /** Bot API calls for one chat address. */
 export class ChatSender {
   constructor(
@@ -71,8 +74,8 @@ export class ChatSender {
     return this.address.threadId === undefined ? {} : { message_thread_id: this.address.threadId };
   }
 
-  /** Send one HTML message (≤ 4096 visible chars); falls back to plain text. Returns its id. */
-  async send(
+  /** Send one HTML message (≤ 4096 visible chars); falls back to plain text. Resolves with its id. */
+  send(
     html: string,
     options: { replyMarkup?: InlineKeyboardMarkup | ForceReply; reply?: boolean } = {},
   ): Promise<number> {
@@ -85,30 +88,41 @@ export class ChatSender {
         : {}),
       ...(options.replyMarkup ? { reply_markup: options.replyMarkup } : {}),
     };
-    try {
-      // parse_mode first: see "Code on the message path" in docs/architecture.md.
-      return (await this.api.sendMessage(this.address.chatId, html, { parse_mode: "HTML", ...other }))
-        .message_id;
-    } catch (error) {
-      if (!isParseError(error)) throw error;
-      this.logger.warn({ err: errorText(error) }, "telegram rejected our HTML; sending plain text");
-      return (await this.api.sendMessage(this.address.chatId, htmlToPlainText(html), other)).message_id;
-    }
+    const { chatId } = this.address;
+    // parse_mode first: see "Code on the message path" in docs/architecture.md.
+    return this.api.sendMessage(chatId, html, { parse_mode: "HTML", ...other }).then(
+      (sent) => sent.message_id,
+      (error: unknown) => {
+        if (!isParseError(error)) throw error;
+        this.logger.warn({ err: errorText(error) }, "telegram rejected our HTML; sending plain text");
+        return this.api.sendMessage(chatId, htmlToPlainText(html), other).then((sent) => sent.message_id);
+      },
+    );
   }
 
-  /** Send chunks in order; only the first replies to the trigger, only the last has `lastMarkup`. */
-  async sendAll(
+  /**
+   * Send chunks in order; only the first replies to the trigger, only the last has `lastMarkup`.
+   * Resolves with the last one's id (undefined for no chunks).
+   */
+  sendAll(
     chunks: readonly string[],
     options: { reply?: boolean; lastMarkup?: InlineKeyboardMarkup | undefined } = {},
-  ): Promise<number[]> {
-    const ids: number[] = [];
-    for (let index = 0; index < chunks.length; index++) {
-      const last = index === chunks.length - 1;
-      const reply = options.reply === true && index === 0;
-      const replyMarkup = last ? options.lastMarkup : undefined;
-      ids.push(await this.send(chunks[index] as string, { reply, replyMarkup }));
-    }
-    return ids;
+  ): Promise<number | undefined> {
+    return chunks.length === 0 ? NOTHING_SENT : this.sendFrom(chunks, 0, options);
+  }
+
+  /** Send `chunks` from `index` on, one after the other (see sendAll); resolves with the last one's id. */
+  private sendFrom(
+    chunks: readonly string[],
+    index: number,
+    options: { reply?: boolean; lastMarkup?: InlineKeyboardMarkup | undefined },
+  ): Promise<number> {
+    const last = index === chunks.length - 1;
+    const sent = this.send(chunks[index] as string, {
+      reply: options.reply === true && index === 0,
+      replyMarkup: last ? options.lastMarkup : undefined,
+    });
+    return last ? sent : sent.then(() => this.sendFrom(chunks, index + 1, options));
   }
 
   /** Replace a message's text (and keyboard: none unless given). */

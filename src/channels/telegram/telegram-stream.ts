@@ -42,6 +42,9 @@ export interface LiveReplyOptions {
   readonly logger: Logger;
 }
 
+/** What `finish` returns when called again. */
+const FINISHED: Promise<void> = Promise.resolve();
+
 /** One turn's preview and final delivery. */
 export class LiveReply {
   /** Renders the current view; called only when a preview is due, never per event. */
@@ -133,13 +136,26 @@ export class LiveReply {
 
   /**
    * Deliver the answer (already split into chunks) exactly once: the preview message becomes the
-   * first chunk, the rest follow as new messages; the last one carries `markup` if given. Later
-   * calls do nothing.
+   * first chunk, the rest follow as new messages; the last one carries `markup` if given. Settles
+   * once delivered; later calls do nothing.
    */
-  async finish(chunks: readonly string[], markup?: InlineKeyboardMarkup): Promise<void> {
-    if (this.finished) return;
+  finish(chunks: readonly string[], markup?: InlineKeyboardMarkup): Promise<unknown> {
+    if (this.finished) return FINISHED;
     this.finished = true;
-    await this.pacer.finish();
+    // A quick answer (no preview sent nor on its way) goes out at once, as new messages.
+    const previewed = this.messageId !== undefined || this.pacer.sending;
+    const previewDone = this.pacer.finish();
+    if (!previewed) return this.options.sender.sendAll(chunks, { reply: true, lastMarkup: markup });
+    return this.finishPreview(previewDone, chunks, markup);
+  }
+
+  /** `finish` once a preview was sent or is on its way: the preview message takes the first chunk. */
+  private async finishPreview(
+    previewDone: Promise<void>,
+    chunks: readonly string[],
+    markup: InlineKeyboardMarkup | undefined,
+  ): Promise<void> {
+    await previewDone;
     const { sender } = this.options;
     let rest = chunks;
     const first = chunks[0];
