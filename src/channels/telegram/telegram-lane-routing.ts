@@ -121,7 +121,7 @@ async function routeCommand(
  * Route `delivered`, the message of an admitted sender in `update` (its `command`, if any), through
  * their lane (see module comment); a full lane refuses it, its sender told LANE_FULL.
  */
-export async function routeToLane(
+export function routeToLane(
   update: Update,
   delivered: Delivered,
   command: { readonly name: string; readonly args: readonly string[] } | undefined,
@@ -129,12 +129,14 @@ export async function routeToLane(
   deps: RoutingDeps,
 ): Promise<void> {
   const lane = laneOf(delivered.message);
-  const routed =
+  const routing =
     command && SERVICE_COMMANDS.has(command.name)
-      ? await routeCommand(lane, delivered, command, admitted, deps)
-      : await deps.lanes.route(lane, messageEntry(delivered, admitted, deps));
-  if (routed.kind === "queued") deps.waits.note(update, routed.handedOver);
-  if (routed.kind !== "full") return;
-  deps.logger.info({ lane }, "telegram: hand-over lane full");
-  await admitted.tell(LANE_FULL);
+      ? routeCommand(lane, delivered, command, admitted, deps)
+      : deps.lanes.route(lane, messageEntry(delivered, admitted, deps));
+  return routing.then((routed) => {
+    if (routed.kind === "queued") deps.waits.note(update, routed.handedOver);
+    if (routed.kind !== "full") return;
+    deps.logger.info({ lane }, "telegram: hand-over lane full");
+    return admitted.tell(LANE_FULL);
+  });
 }
