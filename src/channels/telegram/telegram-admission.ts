@@ -10,7 +10,7 @@
 import type { Logger } from "pino";
 import type { ThreadOutput } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { AccessChat, AccessUser, TelegramAccess } from "./telegram-access.js";
+import type { AccessUser, TelegramAccess } from "./telegram-access.js";
 import { INTRODUCTION } from "./telegram-access-commands.js";
 import { type TelegramMessage, targetOf, userOf } from "./telegram-inbound.js";
 import { accessChatOf } from "./telegram-migrated-chats.js";
@@ -42,15 +42,12 @@ export async function admit(
   command?: string,
 ): Promise<Admitted | undefined> {
   const from = message.from!;
-  // Only a supergroup can have been a group: any other chat is itself, with no await for it.
-  const chat: AccessChat =
-    message.chat.type === "supergroup" ? await accessChatOf(message.chat, deps.migrations) : message.chat;
+  const chat = await accessChatOf(message.chat, deps.migrations);
   const target = targetOf(message, chat.alsoKnownAs);
   // The thread output is only needed to answer here (most messages just start a turn).
   const tell = (text: string) => deps.outputFor(target).postText(text);
   const user = { id: from.id, name: userOf(from).name };
-  // An allowed user may anywhere, with nothing to look up (most messages: no await for them).
-  if (deps.access.isAdmin(user.id) || (await deps.access.allows(chat, user))) return { target, tell, user };
+  if (await deps.access.allows(chat, user)) return { target, tell, user };
   const refusal = await deps.access.refusal(chat, user);
   deps.logger.info(
     { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
