@@ -94,11 +94,16 @@ function jpegInfo(
   return size && { type: "jpg", ...size };
 }
 
+/** `image-size`'s reader, loaded and told to give up on every format but PNG and WebP once. */
+let pngAndWebpReader: Promise<typeof import("image-size").imageSize> | undefined;
+
 /** `image-size`'s reader, told to give up on every format but the two it is asked to size. */
-async function pngAndWebpSize(): Promise<typeof import("image-size").imageSize> {
-  const { disableTypes, imageSize, types } = await import("image-size");
-  disableTypes(types.filter((type) => type !== "png" && type !== "webp"));
-  return imageSize;
+function pngAndWebpSize(): Promise<typeof import("image-size").imageSize> {
+  pngAndWebpReader ??= import("image-size").then(({ disableTypes, imageSize, types }) => {
+    disableTypes(types.filter((type) => type !== "png" && type !== "webp"));
+    return imageSize;
+  });
+  return pngAndWebpReader;
 }
 
 /** What a file's bytes say about it as an image, if it is a viewable one (its size unchecked). */
