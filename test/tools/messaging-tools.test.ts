@@ -186,6 +186,25 @@ describe("send_file", () => {
     expect(messenger.files).toEqual([]);
   });
 
+  it("refuses a caption over 1,024 characters (Telegram's limit) with an error naming it, and uploads nothing", async () => {
+    // Telegram cuts a longer document caption; the model would think all of it went out.
+    await writeFile(path.join(ws, "report.csv"), "a,b\n");
+    const [, sendFile] = tools();
+    const registry = new ToolRegistry();
+    registry.register(sendFile);
+    const { request } = makeContext();
+    const args = (caption: string) => JSON.stringify({ path: "report.csv", caption });
+    expect(registry.validate("send_file", args("x".repeat(1_025)), request)).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^Invalid arguments for send_file — caption: A caption is at most 1,024 characters: shorten it/,
+      ),
+    });
+    expect(registry.validate("send_file", args("x".repeat(1_024)), request).ok).toBe(true);
+    expect(sendFile.description).toMatch(/at most 1,024 characters/);
+    expect(messenger.files).toEqual([]);
+  });
+
   it("never lets the caption write lines or markdown of its own on the card", async () => {
     await writeFile(path.join(ws, "report.csv"), "a,b\n");
     const [, sendFile] = tools();

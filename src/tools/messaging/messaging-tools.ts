@@ -10,7 +10,8 @@
  * person deciding can read all of what would go out.
  * A message is at most MAX_MESSAGE_CHARS characters, about two chat messages: the Messenger splits
  * a longer text into as many posts as it takes, so a model steered by what it read could otherwise
- * flood a channel with hundreds of them.
+ * flood a channel with hundreds of them. A send_file caption is at most MAX_CAPTION_CHARS, Telegram's
+ * limit: past it the channel would cut it without a word, and the model would think it all went out.
  *
  * send_file binds its preview (ToolDefinition.bindsPreview): the card names the file it will really
  * upload — its workspace path after links are resolved, the name people will see, its size — and
@@ -54,6 +55,12 @@ export interface MessagingToolsOptions {
 /** Longest message send_message posts, in characters: about two Telegram messages or Slack posts. */
 const MAX_MESSAGE_CHARS = 8_000;
 
+/**
+ * Longest send_file caption, in characters: Telegram's own limit for a document's caption, which
+ * the channel would otherwise cut silently (Slack posts it as a message of its own).
+ */
+const MAX_CAPTION_CHARS = 1_024;
+
 const sendMessageSchema = z.object({
   channel: z
     .string()
@@ -75,7 +82,14 @@ const sendMessageSchema = z.object({
 });
 const sendFileSchema = z.object({
   path: z.string().min(1).describe("Workspace file to upload into this conversation"),
-  caption: z.string().optional().describe("Optional caption shown with the file"),
+  caption: z
+    .string()
+    .max(
+      MAX_CAPTION_CHARS,
+      `A caption is at most ${groupedCount(MAX_CAPTION_CHARS)} characters: shorten it, or send the longer text with send_message`,
+    )
+    .optional()
+    .describe(`Optional caption shown with the file (at most ${groupedCount(MAX_CAPTION_CHARS)} characters)`),
 });
 
 /**
@@ -198,7 +212,9 @@ export function createMessagingTools(options: MessagingToolsOptions) {
 
   const sendFile = defineTool({
     name: "send_file",
-    description: "Upload a file from the workspace into this conversation, with an optional caption.",
+    description:
+      "Upload a file from the workspace into this conversation, with an optional caption " +
+      `(at most ${groupedCount(MAX_CAPTION_CHARS)} characters).`,
     inputSchema: sendFileSchema,
     category: "messaging",
     risk: "low",
