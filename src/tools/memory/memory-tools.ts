@@ -6,14 +6,15 @@
  * each memory on one line and records who wrote it (shown with channel memories); a channel
  * memory is changed or deleted only by its author or a configured approver (memory-store.ts).
  * The cards of memory_update and memory_forget show the memory as it is now and whose it is, so
- * whoever approves sees what is replaced or deleted; everything a card shows of a memory (the
- * model's and members' words, display names) is markdown-escaped, so it stays literal text. A
- * personal (user) memory's current text is not put on a card in a conversation several people
- * share.
+ * whoever approves sees what is replaced or deleted. Everything a card shows of a memory (the
+ * model's and members' words, display names) is code: literal text, and all of it can be read — a
+ * memory may be 2,000 characters, past what a card's text block holds (a Telegram card shows 1,500
+ * and drops the rest), and a tail nobody read would reach every later turn's instructions; a code
+ * block the card cuts is posted whole beside it (card-attachment.ts). A personal (user) memory's
+ * current text is not put on a card in a conversation several people share.
  */
 import { z } from "zod";
 import { clipLine, literalLine } from "../../core/one-line.js";
-import { markdownLiteral } from "../../core/person-text.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { isSharedThread } from "../../core/thread-target.js";
 import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
@@ -91,9 +92,9 @@ async function guarded(task: () => Promise<ToolResult>): Promise<ToolResult> {
   }
 }
 
-/** An approval preview: a one-line summary over the memory's text (shown as literal text). */
+/** An approval preview: a one-line summary over the memory's text, as code (see the module header). */
 function textPreview(summary: string, text: string): ToolPreview {
-  return { summary, detail: { kind: "text", text: markdownLiteral(text) } };
+  return { summary, detail: { kind: "code", text } };
 }
 
 /**
