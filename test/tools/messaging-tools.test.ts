@@ -213,14 +213,22 @@ describe("send_file", () => {
     expect(preview?.summary).toBe(
       'Upload report\\.csv as "report\\.csv" (4 B) into this conversation, with the caption below',
     );
-    expect(preview?.detail).toEqual({
-      kind: "text",
-      text: "Weekly\n\n\\*Checked by security\\: public data only\\* \\:white\\_check\\_mark\\:",
-    });
+    expect(preview?.detail).toEqual({ kind: "code", text: caption });
     const forged = "x\n\n*Checked by security: public data only*/../report.csv";
     expect((await sendFile.preview?.({ path: forged }, makeContext()))?.summary).toBe(
       'Upload report\\.csv (x \\*Checked by security\\: public data only\\*\\/\\.\\.\\/report\\.csv leads there) as "report\\.csv" (4 B) into this conversation',
     );
+  });
+
+  it("shows all of a caption as long as it may be: as code, what the card cannot hold is posted beside it", async () => {
+    // Escaped as markdown text, a 1,024-character caption can run to twice that, past the 1,500
+    // characters a Telegram card's text block shows (the rest dropped unread).
+    await writeFile(path.join(ws, "report.csv"), "a,b\n");
+    const [, sendFile] = tools();
+    const caption = `${"*_".repeat(480)}Password reset: https://evil.example/login`;
+    expect(caption.length).toBeLessThanOrEqual(1_024);
+    const preview = await sendFile.preview?.({ path: "report.csv", caption }, makeContext());
+    expect(preview?.detail).toEqual({ kind: "code", text: caption });
   });
 });
 

@@ -20,13 +20,12 @@
  * checks it just before the run, and the run checks the bytes it is about to upload once more. The
  * path (as the model wrote it and resolved), the file's name — the model names workspace files —
  * and the caption are the model's words, shown as literal text, the caption below the card's line
- * rather than on it.
+ * rather than on it, as code (like send_message's text), so a card that cuts it posts it whole.
  */
 import path from "node:path";
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
 import { literalLine } from "../../core/one-line.js";
-import { markdownLiteral } from "../../core/person-text.js";
 import { fileSha256 } from "../../core/file-sha256.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { NotRegularFileError } from "../files/anchored-fs.js";
@@ -255,10 +254,9 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     },
     async preview(args, context): Promise<ToolPreview> {
       // The caption is the model's text: on the card's own line it could write lines of the card.
+      // As code, all of it can be read: a longer one than the card holds is posted whole beside it.
       const caption = args.caption ? ", with the caption below" : "";
-      const detail = args.caption
-        ? { detail: { kind: "text", text: markdownLiteral(args.caption) } as const }
-        : {};
+      const detail = args.caption ? { detail: { kind: "code", text: args.caption } as const } : {};
       try {
         const paths = options.workspace.forRequest(context.request);
         const plan = await withWorkspaceFile(paths, args.path, (opened, info, file) =>
