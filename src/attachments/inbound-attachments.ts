@@ -150,7 +150,9 @@ async function headOf(absolute: string): Promise<Uint8Array> {
 
 /** A fence that no run of backticks in `text` can close early. */
 function fenced(text: string, language: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): a file of 100,000 runs would be as many arguments, and throw.
+  let longest = 2;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const fence = "`".repeat(longest + 1);
   return `${fence}${language}\n${text.replace(/\n$/, "")}\n${fence}`;
 }

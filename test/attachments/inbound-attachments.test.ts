@@ -222,6 +222,18 @@ describe("images, text files, caps", () => {
     );
   });
 
+  it("fences a text file holding more backtick runs than a function takes arguments", async () => {
+    // The fence's length was the largest of every run's length, each an argument of Math.max:
+    // past some 100,000 of them (max_chars and text_inline_max_bytes raised) that threw.
+    const runs = "` ".repeat(200_000);
+    const file = await saved("ticks.md", `${runs}\`\`\`\`\n`);
+    const limits = { textInlineMaxBytes: 1_000_000, maxChars: 1_000_000 };
+    const result = await intake(limits).process([file], at("s"), "U1");
+    expect(fileTexts(result).map((text) => text.text)).toEqual([
+      `\`\`\`\`\`markdown\n${runs}\`\`\`\`\n\`\`\`\`\``,
+    ]);
+  });
+
   it("notes an unsupported type and the files over the per-message count", async () => {
     const zip = await saved("a.zip", Buffer.from([0x50, 0x4b, 3, 4, 0, 0]), "application/zip");
     const files = [zip, await saved("b.txt", "b"), await saved("c.txt", "c")];
