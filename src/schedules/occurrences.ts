@@ -189,7 +189,12 @@ function dueTimesUpTo(cron: Cron, afterMs: number, endMs: number, limit: number)
   return times;
 }
 
-/** A time as people read it in a timezone: "Tue 1 Dec 2026, 09:00 (Europe/Berlin)". */
+/**
+ * A time as people read it in a timezone, with the zone's UTC offset then: "Tue, 1 Dec 2026, 09:00
+ * (Europe/Berlin, UTC+01:00)", in UTC "… (UTC)". The offset is spelled out because a zone's name
+ * can say the opposite of it (Etc/GMT+5 is five hours behind UTC), and a card must not let the
+ * model's choice of name pass a 03:00 run for an afternoon one.
+ */
 export function formatIn(atMs: number, timezone: string): string {
   const text = new Intl.DateTimeFormat("en-GB", {
     timeZone: timezone,
@@ -201,5 +206,14 @@ export function formatIn(atMs: number, timezone: string): string {
     minute: "2-digit",
     hour12: false,
   }).format(new Date(atMs));
-  return `${text} (${timezone})`;
+  return timezone === "UTC" ? `${text} (UTC)` : `${text} (${timezone}, ${utcOffsetIn(atMs, timezone)})`;
+}
+
+/** The zone's offset from UTC at that time, as "UTC+01:00" / "UTC-05:00" / "UTC+00:00". */
+function utcOffsetIn(atMs: number, timezone: string): string {
+  const offset = new Intl.DateTimeFormat("en-GB", { timeZone: timezone, timeZoneName: "longOffset" })
+    .formatToParts(new Date(atMs))
+    .find((part) => part.type === "timeZoneName")?.value;
+  // "GMT+01:00"; some ICU versions write a zero offset as "GMT" alone.
+  return `UTC${offset?.replace(/^GMT/, "") || "+00:00"}`;
 }

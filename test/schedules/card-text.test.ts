@@ -62,6 +62,14 @@ describe("schedule_task's card", () => {
       "Schedule\\: once at Fri\\, 1 Jan 2027",
     ]);
   });
+
+  it("gives each next run's UTC offset, which a zone's name can contradict", async () => {
+    h = await openHarness();
+    // Etc/GMT+12 is twelve hours behind UTC: 03:00 UTC reads 15:00 the day before.
+    const args = { prompt: "post the report", at: "2026-12-09T03:00:00Z", timezone: "Etc/GMT+12" };
+    const preview = await tool(h, "schedule_task").preview?.(args, context);
+    expect(preview?.detail?.text).toContain("Next: Tue, 8 Dec 2026, 15:00 (Etc/GMT+12, UTC-12:00)");
+  });
 });
 
 describe("cancel_scheduled_task's card", () => {

@@ -316,7 +316,7 @@ describe("ScheduleService guards", () => {
     const preview = await h.service.preview(ANA_HOME, { prompt: "standup", cron: "0 9 * * *" });
     expect(preview.detail).toContain("Where: this conversation (slack D1ANA, thread 100.1)");
     expect(preview.detail).toContain(
-      "Next: Wed, 2 Dec 2026, 09:00 (Asia/Tokyo); Thu, 3 Dec 2026, 09:00 (Asia/Tokyo); Fri, 4 Dec 2026, 09:00 (Asia/Tokyo)",
+      "Next: Wed, 2 Dec 2026, 09:00 (Asia/Tokyo, UTC+09:00); Thu, 3 Dec 2026, 09:00 (Asia/Tokyo, UTC+09:00); Fri, 4 Dec 2026, 09:00 (Asia/Tokyo, UTC+09:00)",
     );
   });
 });
