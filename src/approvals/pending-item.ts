@@ -127,9 +127,14 @@ export interface PendingPlan extends PendingCommon {
 
 export type PendingItem = PendingApproval | PendingQuestion | PendingPlan;
 
-/** A fresh unguessable id: base64url of 15 random bytes (20 chars, fits Telegram callback_data). */
+/**
+ * A fresh unguessable id: base64url of 15 random bytes (20 chars, fits Telegram callback_data),
+ * drawn again when it starts like a standing item's id ("tsk_", "sub_"): the session layer sends a
+ * press on such an id to the item cards' Cancel, and the card could never be decided.
+ */
 export function newPendingId(): string {
-  return randomBytes(15).toString("base64url");
+  const id = randomBytes(15).toString("base64url");
+  return /^[a-z]{3}_/.test(id) ? newPendingId() : id;
 }
 
 export { callHash, canonicalJson } from "../engine/call-identity.js";
