@@ -9,7 +9,8 @@
  * person on the card (platform and user id), never a display name alone, and a name that goes into
  * the card's markdown goes in as plain text (markdownLiteral). A request that
  * came with files names them: what a file says is not the requester's words (the card never
- * quotes a file's text).
+ * quotes a file's text). Every block's text shows its bidirectional control characters written out
+ * (bidiControlsShown), so a call displays in the order it runs.
  */
 import type { AlwaysOption, Provenance } from "../core/events.js";
 import {
@@ -100,6 +101,27 @@ function withEnding(outcome: CardOutcome, more: string): CardOutcome {
 
 function expiryField(item: PendingItem): { label: string; value: string } {
   return { label: "Expires", value: item.expiresAt.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC") };
+}
+
+/** Bidirectional control characters: overrides, embeddings, isolates and marks. */
+const BIDI_CONTROL = /\p{Bidi_Control}/gu;
+
+/**
+ * `text` with each bidirectional control character written out ("[U+2067]"). Raw, one changes the
+ * order in which a card shows the text after it, not the order in which it runs: a command could
+ * show its `rm -rf ~` inside what reads as a comment (Trojan Source), a diff its lines' words in
+ * another order than the file gets them.
+ */
+function bidiControlsShown(text: string): string {
+  return text.replace(
+    BIDI_CONTROL,
+    (char) => `[U+${char.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}]`,
+  );
+}
+
+/** A card block as shown: its text's bidi controls written out (bidiControlsShown). */
+export function shownBlock(block: CardBlock): CardBlock {
+  return block.kind === "fields" ? block : { ...block, text: bidiControlsShown(block.text) };
 }
 
 /** A call's detail (a diff, code, a URL, text) as the card block that shows it; none when empty. */
@@ -239,7 +261,7 @@ export function approvalCard(item: PendingApproval): Card {
     kind: "approval",
     title: fromChannel ? `Approve ${item.tool}? (triggered by channel content)` : `Approve ${item.tool}?`,
     tool: item.tool,
-    blocks,
+    blocks: blocks.map(shownBlock),
     buttons,
     ...(open ? { footer: `Or reply "approve ${item.id}" or "deny ${item.id}" in this thread.` } : {}),
     ...(outcome ? { outcome } : {}),
@@ -291,14 +313,14 @@ export function planCard(item: PendingPlan): Card {
     title: channel.quote ? "Plan proposed (triggered by channel content)" : "Plan proposed",
     blocks: [
       ...channel.lead,
-      { kind: "text", text: item.plan },
+      { kind: "text" as const, text: item.plan },
       ...(channel.quote ? [channel.quote] : []),
       ...deciders(item),
       {
-        kind: "fields",
+        kind: "fields" as const,
         fields: [requesterField(item.requester, channel.requesterLabel), expiryField(item)],
       },
-    ],
+    ].map(shownBlock),
     buttons: open ? planActions(item).map((action) => PLAN_BUTTONS[action]) : [],
     ...(open ? { footer: "Or reply to this message with changes to revise the plan." } : {}),
     ...(outcome ? { outcome } : {}),

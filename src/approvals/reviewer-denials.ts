@@ -22,7 +22,7 @@ import type { ThreadOutput } from "../core/thread-output.js";
 import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { personText } from "../core/person-text.js";
-import { decidedOutcome, detailBlock, requesterField } from "./approval-card.js";
+import { decidedOutcome, detailBlock, requesterField, shownBlock } from "./approval-card.js";
 import {
   type ApprovalsConfig,
   allowedApproversFor,
@@ -118,15 +118,15 @@ export function denialCard(record: DenialRecord): Card {
     title: `Blocked by the safety reviewer: ${record.tool}`,
     tool: record.tool,
     blocks: [
-      { kind: "text", text: record.summary },
+      { kind: "text" as const, text: record.summary },
       // The reason goes before the call: a platform shortening a long card cuts from the end.
-      { kind: "quote", text: `Reviewer: ${record.reason}` },
+      { kind: "quote" as const, text: `Reviewer: ${record.reason}` },
       ...shownCall,
       {
-        kind: "fields",
+        kind: "fields" as const,
         fields: [{ label: "Tool", value: record.tool }, requesterField(record.requester, "Requested by")],
       },
-    ],
+    ].map(shownBlock),
     buttons: open ? [{ action: ALLOW_ANYWAY, label: "Allow anyway", style: "danger" }] : [],
     ...(open
       ? {

@@ -140,6 +140,29 @@ describe("approval card", () => {
   });
 });
 
+describe("a card's bidirectional control characters", () => {
+  // Shown raw, U+2067 (right-to-left isolate) … U+2069 lays the `rm` out after the `#`, as if a comment.
+  const command = "ls \u2067; rm -rf ~ #\u2069";
+  const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+  it("are written out in the call an approval card shows, so it displays in the order it runs", () => {
+    const card = approvalCard({
+      ...approval,
+      argSummary: `run_command ${command}`,
+      reason: `run_command wants to run \`${command}\``,
+      detail: { kind: "code", text: command },
+    });
+    const texts = card.blocks.flatMap((block) => ("text" in block ? [block.text] : []));
+    expect(texts).toContain("ls [U+2067]; rm -rf ~ #[U+2069]");
+    for (const text of texts) expect(text).not.toMatch(BIDI);
+  });
+
+  it("are written out in a plan", () => {
+    const card = planCard({ ...common, kind: "plan", plan: `1. run \u202Eelif eht etuc\u202C` });
+    expect(card.blocks[0]).toEqual({ kind: "text", text: "1. run [U+202E]elif eht etuc[U+202C]" });
+  });
+});
+
 describe("approval card on Telegram", () => {
   it("cuts a long block between whole characters: an emoji at the cut is left out whole, not halved", () => {
     // The quote block's cut (1,500 characters) falls between the emoji's two halves.

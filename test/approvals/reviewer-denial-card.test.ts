@@ -119,6 +119,19 @@ describe("a reviewer denial's card", () => {
     expect(card.buttons.map((b) => b.action)).toEqual(["allow_anyway"]);
   });
 
+  it("writes out bidirectional controls, so the call displays in the order it runs", () => {
+    const command = "ls \u2067; rm -rf ~ #\u2069";
+    const card = denialCard(
+      record({
+        summary: `run_command ${command}`,
+        reason: `runs ${command}`,
+        detail: { kind: "code", text: command },
+      }),
+    );
+    expect(cardText(card)).toContain("ls [U+2067]; rm -rf ~ #[U+2069]");
+    expect(cardText(card)).not.toMatch(/[\u2066-\u2069]/);
+  });
+
   it("shows the tool's preview detail as an approval card does", async () => {
     const card = await reported({
       callId: "c1",
