@@ -1,9 +1,13 @@
 /**
  * The query and match types of search_files and its ripgrep engine (`rg --json`, sorted by path,
  * hidden files included, .gitignore honoured, symlinks not followed, started inside the checked
- * directory's open handle). Files over `maxFileBytes` are skipped, as by the JS engine: rg sends a
- * match as one JSON line, and a huge one-line file would make a line longer than a JS string can
- * be, which readline throws uncaught. The hidden paths that can be named ahead (the service's
+ * directory's open handle). Files over `maxFileBytes` are skipped, as by the JS engine. rg sends a
+ * match as one JSON line listing every submatch too, so even a file under that limit can make one
+ * longer than a JS string can be (12 MB of "a" searched for `a`: some 900 MB): a report is read
+ * up to MAX_EVENT_CHARS (bounded-lines.ts), and a longer one becomes a match without its line
+ * number or text (LINE_TOO_LONG). Each match keeps at most MATCH_TEXT_MAX characters of its line,
+ * copied, never a cut that keeps the whole line alive: 200 matches on 20 MB lines would otherwise
+ * hold 4 GB until the search ends. The hidden paths that can be named ahead (the service's
  * own, other conversations' folders under uploads/: `hiddenPaths`) are excluded by anchored globs,
  * so rg does not even read them; matches in credential files and hidden paths are still dropped
  * as they stream in (a folder made since, a name too long for the command line), so they neither
@@ -12,18 +16,43 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { hostProgram } from "../../core/host-program.js";
+import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { openCheckedDir } from "./anchored-fs.js";
+import { onBoundedLines } from "./bounded-lines.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import type { ResolvedPath } from "./workspace-paths.js";
 
 /** One matching line, with an absolute path. */
 export interface SearchMatch {
   readonly file: string;
-  readonly line: number;
+  /** Undefined when rg's report of the match was too long to read (LINE_TOO_LONG). */
+  readonly line?: number;
   readonly text: string;
 }
+
+/** Most characters of a matching line a match keeps (search_files shows fewer). */
+const MATCH_TEXT_MAX = 10_000;
+
+/** Most characters of one rg report read: a longer one is a match on a line too long to show. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** What a match on a line too long to show has for its text. */
+export const LINE_TOO_LONG =
+  "(a matching line too long to show; look at parts of it with run_command, e.g. cut -c1-300)";
+
+/**
+ * The start of a matching line as a match keeps it: at most MATCH_TEXT_MAX characters, in a string
+ * of its own. A cut of a string, or a line split from a file's text, can share the memory of the
+ * whole (V8's sliced strings), which would stay alive as long as the match.
+ */
+export function matchText(line: string): string {
+  const kept = line.length > MATCH_TEXT_MAX ? line.slice(0, cutBeforeCharacter(line, MATCH_TEXT_MAX)) : line;
+  return Buffer.from(kept, "utf16le").toString("utf16le");
+}
+
+/** The path at the start of a match report cut short (its "path" comes first), as rg wrote it. */
+const CUT_MATCH_PATH = /^\{"type":"match","data":\{"path":(\{"(?:text|bytes)":"(?:[^"\\]|\\.)*"\})/;
 
 /** What to search. */
 export interface SearchQuery {
@@ -110,6 +139,33 @@ export function exclusionGlobs(hidden: readonly string[], dir: string): string[]
   return args;
 }
 
+/** An rg match report's path (relative to the searched folder) and what a match keeps of it. */
+interface ReportedMatch {
+  readonly path: string;
+  readonly found: Pick<SearchMatch, "line" | "text">;
+}
+
+/** A whole rg report: a match's path, line number and text; undefined for other reports. */
+function parsedMatch(raw: string): ReportedMatch | undefined {
+  let event: RgEvent;
+  try {
+    event = JSON.parse(raw) as RgEvent;
+  } catch {
+    return undefined;
+  }
+  if (event.type !== "match" || !event.data) return undefined;
+  const text = matchText(rgText(event.data.lines).replace(/\r?\n$/, ""));
+  return { path: rgText(event.data.path), found: { line: event.data.line_number ?? 0, text } };
+}
+
+/** A match report cut at MAX_EVENT_CHARS: its path, with LINE_TOO_LONG; undefined for other reports. */
+function cutMatch(raw: string): ReportedMatch | undefined {
+  const reported = CUT_MATCH_PATH.exec(raw)?.[1];
+  if (reported === undefined) return undefined;
+  const name = JSON.parse(reported) as { text?: string; bytes?: string };
+  return { path: rgText(name), found: { text: LINE_TOO_LONG } };
+}
+
 function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<SearchMatch[]> {
   const args = ["--json", "--sort", "path", "--hidden", "--max-filesize", String(query.maxFileBytes)];
   args.push("--glob", "!.git", "--glob", "!node_modules");
@@ -125,23 +181,13 @@ function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<S
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-4000);
     });
-    const lines = createInterface({ input: child.stdout });
-    lines.on("line", (raw) => {
+    onBoundedLines(child.stdout, MAX_EVENT_CHARS, (raw, whole) => {
       if (stoppedEarly) return;
-      let event: RgEvent;
-      try {
-        event = JSON.parse(raw) as RgEvent;
-      } catch {
-        return;
-      }
-      if (event.type !== "match" || !event.data) return;
-      const file = path.join(query.target.absolute, rgText(event.data.path));
+      const match = whole ? parsedMatch(raw) : cutMatch(raw);
+      if (match === undefined) return;
+      const file = path.join(query.target.absolute, match.path);
       if (credentialReasonFor(file, query.target.root) !== undefined || query.hidden(file)) return;
-      matches.push({
-        file,
-        line: event.data.line_number ?? 0,
-        text: rgText(event.data.lines).replace(/\r?\n$/, ""),
-      });
+      matches.push({ file, ...match.found });
       if (matches.length > query.limit) {
         stoppedEarly = true;
         child.kill("SIGTERM");

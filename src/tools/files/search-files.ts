@@ -141,7 +141,8 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         const lines = await Promise.all(
           matches.slice(0, maxResults).map(async (match) => {
             const text = clipWithMarker(match.text, maxLineChars, () => "…");
-            return `${await paths.display(match.file)}:${match.line}: ${text}`;
+            const line = match.line === undefined ? "" : `:${match.line}`;
+            return `${await paths.display(match.file)}${line}: ${text}`;
           }),
         );
         const more =

@@ -18,7 +18,7 @@ import { RE2JS } from "re2js";
 import { type AnchoredDir, openChecked, openCheckedDir, readUpTo } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
-import { type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
+import { matchText, type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
 import { globMatcher } from "./search-glob.js";
 import { decodeText } from "./text-file.js";
 
@@ -96,7 +96,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
     for (let index = 0; index < lines.length && matches.length <= query.limit; index += 1) {
       const text = lines[index] as string;
       const seen = text.length > maxLineChars ? text.slice(0, maxLineChars) : text;
-      if (regex.test(seen)) matches.push({ file, line: index + 1, text });
+      if (regex.test(seen)) matches.push({ file, line: index + 1, text: matchText(text) });
       await pace();
     }
   };
