@@ -48,6 +48,14 @@ describe("credential rules", () => {
     [[".docker", "config.json"], "credential store"],
     [[".kube", "config"], "credential store"],
     [[".ENV"], "environment secrets"],
+    [[".envrc"], "environment secrets"],
+    [["worker", ".dev.vars"], "environment secrets"],
+    [[".my.cnf"], "credential store"],
+    [[".s3cfg"], "credential store"],
+    [[".boto"], "credential store"],
+    [["home", ".cargo", "credentials.toml"], "credential store"],
+    [[".cargo", "credentials"], "credential store"],
+    [[".gem", "credentials"], "credential store"],
   ])("%j is a credential file", (components, reason) => {
     expect(credentialReason(components)).toContain(reason);
   });
@@ -60,6 +68,9 @@ describe("credential rules", () => {
     [["docker", "config.json"]],
     [["README.md"]],
     [[".environment"]],
+    [[".envrc.example"]],
+    [["dev.vars"]],
+    [[".cargo", "config.toml"]],
   ])("%j is not", (components) => {
     expect(credentialReason(components)).toBeUndefined();
   });

@@ -1,8 +1,9 @@
 /**
  * Credential files the file tools never read, write, upload or search: environment secrets
- * (`.env`, `.env.local`, … but not `.env.example`), private keys (`id_rsa`, `*.pem`, `*.key`, …)
- * and credential stores (`.netrc`, `.npmrc`, `.git-credentials`, `.aws/credentials`, anything
- * under `.ssh/` or `.gnupg/`, …). The rules look at the components of a *real* path (after `..`,
+ * (`.env`, `.env.local`, … but not `.env.example`; direnv's `.envrc`, Cloudflare's `.dev.vars`),
+ * private keys (`id_rsa`, `*.pem`, `*.key`, …)
+ * and credential stores (`.netrc`, `.npmrc`, `.git-credentials`, `.my.cnf`, `.aws/credentials`,
+ * `.cargo/credentials.toml`, anything under `.ssh/` or `.gnupg/`, …). The rules look at the components of a *real* path (after `..`,
  * `.`, trailing slashes and symlinks are resolved), so no spelling of a path slips past them.
  */
 import path from "node:path";
@@ -12,8 +13,8 @@ export class CredentialFileError extends Error {
   override readonly name = "CredentialFileError";
 }
 
-/** `.env` and its variants, except the committed templates. */
-const ENV_FILE = /^\.env(?:\..+)?$/;
+/** `.env` and its variants, except the committed templates; direnv's and Cloudflare's likewise. */
+const ENV_FILE = /^\.env(?:\..+)?$|^\.envrc$|^\.dev\.vars$/;
 const ENV_TEMPLATE = /^\.env\.(?:example|sample|template|dist)$/;
 
 /** Private key files by name. */
@@ -30,6 +31,9 @@ const STORE_FILES: ReadonlySet<string> = new Set([
   ".htpasswd",
   ".terraformrc",
   ".vault-token",
+  ".my.cnf",
+  ".s3cfg",
+  ".boto",
   "credentials.tfrc.json",
 ]);
 
@@ -42,6 +46,9 @@ const STORES_IN_DIRECTORY: ReadonlyArray<readonly [string, string]> = [
   [".aws", "config"],
   [".docker", "config.json"],
   [".kube", "config"],
+  [".cargo", "credentials"],
+  [".cargo", "credentials.toml"],
+  [".gem", "credentials"],
   ["gh", "hosts.yml"],
   ["gcloud", "credentials.db"],
   ["gcloud", "access_tokens.db"],
