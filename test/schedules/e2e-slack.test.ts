@@ -81,7 +81,7 @@ describe("Slack scheduled tasks end to end", () => {
     const card = await approve(e, home);
     expect(card).toContain("Runs: post the deploy digest");
     expect(card).toContain("Where: this conversation (slack D1ANA, thread");
-    expect(card).toMatch(/Next: \w+, \d+ \w+ \d{4}, \d\d:\d\d \(Europe\/Berlin\)/);
+    expect(card).toMatch(/Next: \w+, \d+ \w+ \d{4}, \d\d:\d\d \(Europe\/Berlin, UTC\+0[12]:00\)/);
     const created = await replyIn(e, home, "Tool said:");
     expect(created).toContain("Scheduled task tsk_");
     const id = taskIdIn(created);
