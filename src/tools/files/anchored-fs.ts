@@ -17,7 +17,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants, existsSync, type Dirent, type Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  opendir,
+  readdir,
+  rename,
+  rmdir,
+  unlink,
+} from "node:fs/promises";
 import path from "node:path";
 import { errorCode } from "../../core/missing-file.js";
 import type { FileIdentity, ResolvedPath } from "./workspace-paths.js";
@@ -149,6 +159,20 @@ export class AnchoredDir {
   /** Entries of this directory (names and types; symlinks are reported, not followed). */
   entries(): Promise<Dirent[]> {
     return readdir(this.path, { withFileTypes: true });
+  }
+
+  /**
+   * At most `limit` entries of this directory, in the order it gives them, read no further (a
+   * folder of millions, which a command makes in seconds, costs no more than that), and whether
+   * it holds more.
+   */
+  async someEntries(limit: number): Promise<{ readonly entries: Dirent[]; readonly more: boolean }> {
+    const entries: Dirent[] = [];
+    for await (const entry of await opendir(this.path, { bufferSize: 1024 })) {
+      if (entries.length === limit) return { entries, more: true };
+      entries.push(entry);
+    }
+    return { entries, more: false };
   }
 
   /** Open the regular file `name` for reading without following a symlink; FIFOs, devices refused. */

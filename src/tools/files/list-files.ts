@@ -3,6 +3,9 @@
  * in "/", symlinks show "@" and are not followed), skipping node_modules, .git and the service's
  * own files and other conversations' uploads (WorkspacePaths.hidden, conversation-paths.ts), capped.
  * Each level is read through the directory opened above it, so a swapped folder cannot redirect it.
+ * Of each folder at most `maxFolderEntries` entries are read (and sorted): reading and sorting all
+ * of a folder a command filled with 300,000 files held the event loop — every chat — for over a
+ * second, and millions take as many more; the listing says which folders were read in part.
  */
 import type { Dirent } from "node:fs";
 import path from "node:path";
@@ -21,6 +24,8 @@ export interface ListFilesOptions {
   readonly workspace: ConversationWorkspace;
   /** Most entries listed (default 500). */
   readonly maxEntries?: number;
+  /** Most entries of one folder read (default 10,000). */
+  readonly maxFolderEntries?: number;
   /** Depth used when none is given (default 2) and the deepest allowed (default 8). */
   readonly defaultDepth?: number;
   readonly maxDepth?: number;
@@ -46,9 +51,17 @@ function entryLabel(entry: Dirent): string {
   return entry.name;
 }
 
+/** What a listing adds about the folders read in part (`crowded`, relative to the one listed), or "". */
+function crowdedNote(crowded: readonly string[], maxFolderEntries: number): string {
+  if (crowded.length === 0) return "";
+  const names = crowded.map((folder) => (folder === "" ? "this folder" : `${folder}/`)).join(", ");
+  return `\n… ${names}: over ${maxFolderEntries} entries, so only ${maxFolderEntries} of them (the first the file system gave, not by name) were read; use run_command (ls | head, find) to look further.`;
+}
+
 /** Build the list_files tool. */
 export function createListFilesTool(options: ListFilesOptions) {
   const maxEntries = options.maxEntries ?? 500;
+  const maxFolderEntries = options.maxFolderEntries ?? 10_000;
   const defaultDepth = options.defaultDepth ?? 2;
   const maxDepth = options.maxDepth ?? 8;
   return defineTool({
@@ -74,9 +87,13 @@ export function createListFilesTool(options: ListFilesOptions) {
         const depth = Math.min(args.depth ?? defaultDepth, maxDepth);
         const lines: string[] = [];
         let omitted = 0;
+        /** The folders (relative, "" the listed one) of which only maxFolderEntries entries were read. */
+        const crowded: string[] = [];
         const hidden = await paths.hidden();
         const walk = async (open: AnchoredDir, relative: string, level: number): Promise<void> => {
-          const entries = (await open.entries())
+          const { entries: read, more } = await open.someEntries(maxFolderEntries);
+          if (more) crowded.push(relative);
+          const entries = read
             .filter((entry) => !SKIPPED_DIRECTORIES.has(entry.name))
             .filter((entry) => !hidden(path.join(dir.absolute, relative, entry.name)))
             .sort(compareNames);
@@ -110,7 +127,7 @@ export function createListFilesTool(options: ListFilesOptions) {
           omitted > 0
             ? `\n… at least ${omitted} more entries not shown; list a subdirectory or use a lower depth.`
             : "";
-        return ok(`${header}\n${lines.join("\n")}${footer}`);
+        return ok(`${header}\n${lines.join("\n")}${footer}${crowdedNote(crowded, maxFolderEntries)}`);
       });
     },
   });
