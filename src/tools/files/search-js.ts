@@ -8,7 +8,10 @@
  * milliseconds and gives up after a time limit. It holds a folder open for each level it is inside
  * (files open relative to it), so it goes at most MAX_DEPTH folders deep: a folder the shell nested
  * thousands deep would otherwise hold thousands of file descriptors, and past the process's limit
- * every other open of the service fails. Deeper folders are not searched.
+ * every other open of the service fails. Deeper folders are not searched. Of one folder it reads
+ * at most `maxFolderEntries` entries: reading and sorting all of one a command filled with
+ * millions of files would hold the event loop for seconds, so a search meeting a fuller folder
+ * fails, saying which, rather than leave its files out unsaid.
  * Files open relative to their checked directory (anchored-fs.ts); credential files and hidden
  * paths (the service's own, other conversations' uploads) are skipped.
  */
@@ -30,6 +33,8 @@ export interface JsSearchLimits {
   readonly timeLimitMs?: number;
   /** Longest stretch of work between two yields to the event loop (default 10 ms). */
   readonly sliceMs?: number;
+  /** Most entries of one folder read; a fuller folder fails the search (default 10,000). */
+  readonly maxFolderEntries?: number;
 }
 
 /**
@@ -67,6 +72,7 @@ function seenChars(regex: RE2JS, maxLineChars: number): number {
 export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = {}): Promise<SearchMatch[]> {
   const timeLimitMs = limits.timeLimitMs ?? 30_000;
   const sliceMs = limits.sliceMs ?? 10;
+  const maxFolderEntries = limits.maxFolderEntries ?? 10_000;
   const regex = compile(query.pattern);
   const maxLineChars = seenChars(regex, limits.maxLineChars ?? 10_000);
   const isMatch = query.glob ? globMatcher(query.glob) : () => true;
@@ -114,7 +120,12 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
 
   const base = target.absolute;
   const walk = async (dir: AnchoredDir, depth: number): Promise<void> => {
-    const entries = (await dir.entries()).sort(compareNames);
+    const { entries, more } = await dir.someEntries(maxFolderEntries);
+    if (more)
+      throw new SearchQueryError(
+        `${path.relative(target.root, dir.absolute) || "."} holds over ${maxFolderEntries} entries, more than a search without ripgrep reads of one folder; search narrower folders (path, glob) or use run_command (grep -r)`,
+      );
+    entries.sort(compareNames);
     for (const entry of entries) {
       if (matches.length > query.limit) return;
       await pace();
