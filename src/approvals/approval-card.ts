@@ -10,7 +10,8 @@
  * the card's markdown goes in as plain text (markdownLiteral). A request that
  * came with files names them: what a file says is not the requester's words (the card never
  * quotes a file's text). Every block's text shows its bidirectional control characters written out
- * (bidiControlsShown), so a call displays in the order it runs.
+ * (bidiControlsShown), so a call displays in the order it runs. A URL is shown as code, as a command
+ * is (detailBlock).
  */
 import type { AlwaysOption, Provenance } from "../core/events.js";
 import {
@@ -124,12 +125,15 @@ export function shownBlock(block: CardBlock): CardBlock {
   return block.kind === "fields" ? block : { ...block, text: bidiControlsShown(block.text) };
 }
 
-/** A call's detail (a diff, code, a URL, text) as the card block that shows it; none when empty. */
+/**
+ * A call's detail (a diff, code, a URL, text) as the card block that shows it; none when empty. A
+ * URL is the model's text that must be read exactly (its path or fragment may hold `[a](b)`, `**`
+ * or `_`): it is code, never markdown, so a card that cuts it posts it whole beside the card.
+ */
 export function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
   if (!detail || detail.text.length === 0) return undefined;
   if (detail.kind === "diff") return { kind: "diff", text: detail.text };
-  if (detail.kind === "code") return { kind: "code", text: detail.text };
-  if (detail.kind === "url") return { kind: "text", text: `URL: ${detail.text}` };
+  if (detail.kind === "code" || detail.kind === "url") return { kind: "code", text: detail.text };
   return { kind: "text", text: detail.text };
 }
 

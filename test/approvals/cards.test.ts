@@ -1,3 +1,4 @@
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import {
   approvalCard,
@@ -12,8 +13,12 @@ import {
   parseQuestionAction,
   questionCard,
 } from "../../src/approvals/question-card.js";
+import { postCardWithAttachment } from "../../src/channels/shared/card-attachment.js";
 import { renderCard as renderSlackCard } from "../../src/channels/slack/slack-cards.js";
-import { renderCard as renderTelegramCard } from "../../src/channels/telegram/telegram-card.js";
+import {
+  renderCard as renderTelegramCard,
+  cutsCode as telegramCutsCode,
+} from "../../src/channels/telegram/telegram-card.js";
 import { outcomeLine } from "../support/card-outcome.js";
 import { pendingFields } from "./pending-fields.js";
 
@@ -85,7 +90,38 @@ describe("approval card", () => {
     // The warning leads, so no padded command or URL can push it past where a platform cuts.
     expect(diff.blocks[0]).toEqual({ kind: "text", text: CHANNEL_CONTENT_WARNING });
     const url = approvalCard({ ...approval, detail: { kind: "url", text: "https://example.com" } });
-    expect(url.blocks).toContainEqual({ kind: "text", text: "URL: https://example.com" });
+    expect(url.blocks).toContainEqual({ kind: "code", text: "https://example.com" });
+  });
+
+  it("shows a URL as code: its markdown does not render, and a card that cuts it posts it whole", async () => {
+    // The parser keeps [ ] ( ) * _ in a path and a fragment: as markdown they wrote a link.
+    const link = new URL("https://example.com/[Docs](https://evil.example/x)/**ok**_a_#_b_").href;
+    const fetch: PendingApproval = {
+      ...approval,
+      tool: "web_fetch",
+      argSummary: "Fetch a URL",
+      detail: { kind: "url", text: link },
+    };
+    expect(approvalCard(fetch).blocks).toContainEqual({ kind: "code", text: link });
+    const { html } = renderTelegramCard(approvalCard(fetch));
+    expect(html).not.toContain("href=");
+    expect(html).toContain("[Docs](https://evil.example/x)/**ok**_a_#_b_");
+    // A long one the card cuts goes beside it whole, as a command does.
+    const long = `https://example.com/${"a/".repeat(4_000)}tail`;
+    const attached: string[] = [];
+    await postCardWithAttachment(
+      approvalCard({ ...fetch, detail: { kind: "url", text: long } }),
+      {
+        cuts: telegramCutsCode,
+        post: async () => ({ messageId: "m1" }),
+        attach: async (_ref, file) => {
+          attached.push(file.text);
+        },
+        update: async () => undefined,
+      },
+      pino({ level: "silent" }),
+    );
+    expect(attached).toEqual([long]);
   });
 
   it("a web grant's button names the host it covers, with a port that is not the scheme's default", () => {
