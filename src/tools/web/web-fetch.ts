@@ -1,8 +1,9 @@
 /**
  * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
  * the url taken as the URL parser reads it, so what is judged and shown is what is fetched,
- * within size and time limits, fenced as untrusted web content (untrusted-page.ts); what it says
- * of a response in its own words — a saved file's status and type, a redirect it refused — names
+ * within size and time limits (a URL, the call's or a redirect's, at most MAX_URL_CHARS
+ * characters), fenced as untrusted web content (untrusted-page.ts); what it says of a response in
+ * its own words — a saved file's status and type, a redirect it refused — names
  * checked facts only, never the server's free text (response-facts.ts). Every hop —
  * the first request and each redirect (at most 5) — is checked by the SSRF guard and connected to
  * the checked address; a hop to a host this call was not authorised for goes back to the
@@ -25,6 +26,7 @@ import { steeringTargetOf } from "../files/steering-files.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
+import { groupedCount } from "../../core/count-text.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import { clip } from "../../core/surrogate-pairs.js";
 import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../../core/tool.js";
@@ -74,8 +76,22 @@ function parsedUrlText(raw: string): string {
   }
 }
 
+/**
+ * Longest URL fetched, in characters, as the URL parser writes it (what the card shows): longer
+ * than any real page's address, and no card, log line or grant has to hold a padded one.
+ */
+const MAX_URL_CHARS = 8_192;
+
 const webFetchSchema = z.object({
-  url: z.string().min(1).overwrite(parsedUrlText).describe("The http(s) URL to fetch"),
+  url: z
+    .string()
+    .min(1)
+    .overwrite(parsedUrlText)
+    .max(
+      MAX_URL_CHARS,
+      `A URL is at most ${groupedCount(MAX_URL_CHARS)} characters (as written out, escapes included): this one is not fetched`,
+    )
+    .describe(`The http(s) URL to fetch (at most ${groupedCount(MAX_URL_CHARS)} characters)`),
   save_to: z
     .string()
     .min(1)
@@ -128,6 +144,10 @@ function redirectTarget(location: string, from: URL): URL {
   } catch {
     throw new UrlRefusedError(`${urlFact(from)} redirected to an invalid URL; it was not followed`);
   }
+  if (url.href.length > MAX_URL_CHARS)
+    throw new UrlRefusedError(
+      `${urlFact(from)} redirected to a URL over ${groupedCount(MAX_URL_CHARS)} characters; it was not followed`,
+    );
   const refusal = urlRefusal(url);
   if (refusal !== undefined)
     throw new UrlRefusedError(`${urlFact(from)} redirected to a URL that is not fetched: ${refusal}`);
