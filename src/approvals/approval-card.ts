@@ -113,7 +113,7 @@ const BIDI_CONTROL = /\p{Bidi_Control}/gu;
  * show its `rm -rf ~` inside what reads as a comment (Trojan Source), a diff its lines' words in
  * another order than the file gets them.
  */
-function bidiControlsShown(text: string): string {
+export function bidiControlsShown(text: string): string {
   return text.replace(
     BIDI_CONTROL,
     (char) => `[U+${char.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}]`,

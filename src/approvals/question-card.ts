@@ -4,16 +4,21 @@
  * question is answered (or the item expires / is stopped). A question asked in a turn woken by
  * channel content warns of it, quotes that content and names whom the turn was woken for, as an
  * approval card does; one asked in a turn a wake-up or a scheduled run started names them too.
+ * The model's text — questions, options (on buttons and in the outcome line), answers — shows its
+ * bidirectional control characters written out, as an approval card's does (bidiControlsShown), so
+ * it reads in the order it was written.
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
 import { oneLine } from "../core/one-line.js";
 import { clip } from "../core/surrogate-pairs.js";
 import {
+  bidiControlsShown,
   CHANNEL_CONTENT_QUESTION_WARNING,
   channelContentParts,
   decidedOutcome,
   requesterField,
   settledLine,
+  shownBlock,
 } from "./approval-card.js";
 import { cardPerson } from "./authorisation.js";
 import type { PendingPerson, PendingQuestion } from "./pending-item.js";
@@ -61,7 +66,7 @@ export function questionOutcome(item: PendingQuestion): CardOutcome | undefined 
     // Each answer gets its share of the line, so every person who answered is named.
     const share = Math.floor(OUTCOME_ANSWER_CHARS / answered.length);
     return answered.reduceRight<CardOutcome | undefined>((next, q, i) => {
-      const answer = clip(oneLine(item.answers[q.id] ?? ""), share);
+      const answer = clip(bidiControlsShown(oneLine(item.answers[q.id] ?? "")), share);
       const part = decidedOutcome(
         `${i === 0 ? "Answered: " : " · "}${answer} (`,
         cardPerson(answerers[q.id]!),
@@ -90,11 +95,11 @@ export const OUTCOME_ANSWER_CHARS = 300;
 
 /**
  * The answers as the outcome line shows them: joined on one line (a line break in a model-written
- * option would let it forge a line of its own, "Answered by Boss"), cut to OUTCOME_ANSWER_CHARS
- * with "…".
+ * option would let it forge a line of its own, "Answered by Boss"), bidirectional control
+ * characters written out, cut to OUTCOME_ANSWER_CHARS with "…".
  */
 function outcomeAnswers(answers: readonly string[]): string {
-  return clip(oneLine(answers.join(" · ")), OUTCOME_ANSWER_CHARS);
+  return clip(bidiControlsShown(oneLine(answers.join(" · "))), OUTCOME_ANSWER_CHARS);
 }
 
 /** The card for a pending question group, open or settled. */
@@ -113,7 +118,7 @@ export function questionCard(item: PendingQuestion): Card {
       q.options.forEach((option, j) => {
         buttons.push({
           action: `q${i}:o${j}`,
-          label: grouped ? `${i + 1}: ${option}` : option,
+          label: bidiControlsShown(grouped ? `${i + 1}: ${option}` : option),
           style: "default",
         });
       });
@@ -128,7 +133,7 @@ export function questionCard(item: PendingQuestion): Card {
     pendingId: item.id,
     kind: "question",
     title: channel.quote ? `${title} (triggered by channel content)` : title,
-    blocks,
+    blocks: blocks.map(shownBlock),
     buttons,
     ...(open ? { footer: buttons.length > 0 ? `Or ${REPLY_HINT.toLowerCase()}` : REPLY_HINT } : {}),
     ...(outcome ? { outcome } : {}),

@@ -193,6 +193,33 @@ describe("a card's bidirectional control characters", () => {
     for (const text of texts) expect(text).not.toMatch(BIDI);
   });
 
+  it("are written out in a question card's model text: question, options, answers, outcome", () => {
+    const flipped = "Delete \u202Eyrotsih\u202C?";
+    const open = questionCard({
+      ...common,
+      kind: "question",
+      questions: [{ id: "q1", question: flipped, options: ["keep \u2067#\u2069", "no"] }],
+      answers: {},
+      provenanceQuote: "#news: ask \u2067them\u2069",
+    });
+    const texts = open.blocks.flatMap((block) => ("text" in block ? [block.text] : []));
+    expect(texts).toContain("Delete [U+202E]yrotsih[U+202C]?");
+    expect(texts).toContain("Triggered by channel content: #news: ask [U+2067]them[U+2069]");
+    expect(open.buttons[0]?.label).toBe("keep [U+2067]#[U+2069]");
+    for (const text of [...texts, ...open.buttons.map((b) => b.label)]) expect(text).not.toMatch(BIDI);
+    const by = { platform: "slack", userId: "U2", name: "Boss" };
+    const answered = questionCard({
+      ...common,
+      kind: "question",
+      questions: [{ id: "q1", question: flipped, options: ["keep \u2067#\u2069"] }],
+      answers: { q1: "keep \u2067#\u2069" },
+      status: "decided",
+      decision: { action: "q0:o0", by, at: "2026-01-02T03:05:00.000Z" },
+    });
+    expect(answered.blocks).toContainEqual({ kind: "quote", text: "Answer: keep [U+2067]#[U+2069]" });
+    expect(outcomeLine(answered)).toBe("Answered by Boss (id U2): keep [U+2067]#[U+2069]");
+  });
+
   it("are written out in a plan", () => {
     const card = planCard({ ...common, kind: "plan", plan: `1. run \u202Eelif eht etuc\u202C` });
     expect(card.blocks[0]).toEqual({ kind: "text", text: "1. run [U+202E]elif eht etuc[U+202C]" });
