@@ -218,12 +218,18 @@ export class TurnContext implements Stoppable {
     return isoTime(this.deps.now());
   }
 
-  /** Freeze, keep and persist a message (with any held before it); resolves once they are durable. */
-  async append(message: ConversationMessage): Promise<void> {
-    const frozen = deepFreeze(message);
-    this.log.push(frozen);
-    this.unsaved.push(frozen);
-    await this.flush();
+  /**
+   * Freeze, keep and persist a message (with any held before it); resolves once they are durable.
+   * A plain function handing on flush's promise: every model step appends, and an async wrapper
+   * cost a promise of its own each time.
+   */
+  append(message: ConversationMessage): Promise<void> {
+    try {
+      this.hold(message);
+      return this.flush();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -341,13 +341,13 @@ export class LiveSession {
 
   /** The engine-facing persistence: history appends and the tool-start journal. */
   readonly persistence: TurnPersistence = {
-    append: async (messages: readonly ConversationMessage[]) => {
+    // A plain function (every model step appends): an async one cost a promise more per append.
+    append: (messages: readonly ConversationMessage[]) => {
       // Where writes may overtake each other, a turn's history is written only once its start is.
-      if (!this.stores.writesInOrder) await this.lastSave;
-      await this.log.append(...messages);
-      for (const message of messages)
-        if (message.role === "user" && message.meta?.steered === true)
-          await this.steeringTaken(message.content);
+      const written = this.stores.writesInOrder
+        ? this.log.append(...messages)
+        : this.lastSave.then(() => this.log.append(...messages));
+      return messages.some(isSteered) ? written.then(() => this.steeringTakenIn(messages)) : written;
     },
     markToolStarted: async (callId: string) => {
       // The turn's start may still be being saved (its model call does not wait): a tool runs only
@@ -363,6 +363,11 @@ export class LiveSession {
   /** Steered messages the engine has not taken into the history yet. */
   get untakenSteering(): readonly QueuedMessage[] {
     return this.current.queue.filter((m) => m.steered === true);
+  }
+
+  /** The engine took the steered ones of `messages` into the history, in order: they are no longer queued. */
+  private async steeringTakenIn(messages: readonly ConversationMessage[]): Promise<void> {
+    for (const message of messages) if (isSteered(message)) await this.steeringTaken(message.content);
   }
 
   /** The engine took a steered message into the history: it is no longer queued. */
@@ -397,4 +402,11 @@ function sameJson(a: unknown, b: unknown): boolean {
           )
         : value;
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+/** Whether `message` is a steered message (one a person sent while the turn ran) taken into the history. */
+function isSteered(
+  message: ConversationMessage,
+): message is Extract<ConversationMessage, { readonly role: "user" }> {
+  return message.role === "user" && message.meta?.steered === true;
 }
