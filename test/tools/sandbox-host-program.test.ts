@@ -3,11 +3,11 @@
  * there: with an empty entry in the service's PATH, a `bwrap` a command wrote into the workspace
  * would otherwise run on the host, unsandboxed, with the command's argv.
  */
-import { spawnSync } from "node:child_process";
 import { chmod, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
+import { spawnPlanSync } from "./support/spawn-plan.js";
 import { tempDir } from "./support/tool-context.js";
 
 const realPath = process.env.PATH;
@@ -33,7 +33,7 @@ it("plans the real bwrap by its absolute path when PATH begins with an empty ent
   const plan = await backend.plan({ argv: ["true"], cwd: ws, env: { PATH: "/usr/bin:/bin" }, roots: [ws] });
   expect(path.isAbsolute(plan.file)).toBe(true);
   expect(path.dirname(plan.file)).not.toBe(ws);
-  const run = spawnSync(plan.file, plan.args, { cwd: plan.cwd, env: plan.env });
+  const run = spawnPlanSync(plan);
   expect(run.status).toBe(0);
   await expect(readFile(mark)).rejects.toThrow(/ENOENT/);
 });

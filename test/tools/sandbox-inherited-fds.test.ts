@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { realpath } from "node:fs/promises";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
 import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv } from "../../src/tools/shell/resource-limits.js";
@@ -27,9 +27,9 @@ function collect(stream: Readable): Promise<string> {
 }
 
 /**
- * Run `command` the way run_command does (the limits wrapper, through `backend`), but with a
- * fourth descriptor, a pipe without close-on-exec in the child, as one the service inherited would
- * be; answer the command's stdout and what reached the pipe.
+ * Run `command` the way run_command does (the limits wrapper, through `backend`, the plan's input
+ * on descriptor 3), but with a fifth descriptor, a pipe without close-on-exec in the child, as one
+ * the service inherited would be; answer the command's stdout and what reached the pipe.
  */
 async function runWithExtraFd(backend: SandboxBackend, command: string) {
   const plan = await backend.plan({
@@ -41,14 +41,15 @@ async function runWithExtraFd(backend: SandboxBackend, command: string) {
   const child = spawn(plan.file, plan.args, {
     cwd: plan.cwd,
     env: plan.env,
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", plan.input === undefined ? "ignore" : "pipe", "pipe"],
   });
-  const extra = child.stdio[3] as Readable;
+  if (plan.input !== undefined) (child.stdio[3] as Writable).end(plan.input);
+  const extra = child.stdio[4] as Readable;
   const [stdout, leaked] = await Promise.all([collect(child.stdout as Readable), collect(extra)]);
   return { stdout, leaked };
 }
 
-const PROBE = "ls /proc/self/fd | sort -n | tr '\\n' ' '; echo; (echo LEAK >&3) 2>/dev/null && echo WROTE";
+const PROBE = "ls /proc/self/fd | sort -n | tr '\\n' ' '; echo; (echo LEAK >&4) 2>/dev/null && echo WROTE";
 
 describe("descriptors the service passes on without close-on-exec", () => {
   it("are closed before the command runs in the bubblewrap sandbox: it cannot write to them", async () => {

@@ -7,7 +7,6 @@
  * it (the workspace root, for a linked `.coworker` or AGENTS.md) is read-only but for its files and
  * folders. The rest of the workspace stays writable. Unsandboxed, none of it holds.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -22,6 +21,7 @@ import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
 import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { MAX_LOCKED_ENTRIES } from "../../src/tools/shell/steering-link-locks.js";
+import { spawnPlanSync } from "./support/spawn-plan.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 
 let base: string;
@@ -279,7 +279,7 @@ describe("run_command in the sandbox, where .coworker or AGENTS.md at the worksp
       roots: [ws],
       readOnly: { paths: [], pinned: [], locked: [{ path: ws, entries: [inWs("gone"), inWs("src")] }] },
     });
-    const ran = spawnSync(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, encoding: "utf8" });
+    const ran = spawnPlanSync(plan);
     expect(ran.stdout).toBe("ok\n");
     expect(existsSync(inWs("gone"))).toBe(false);
   });

@@ -17,7 +17,10 @@
  * and so move them out from under their cover for the next command). bwrap is started with the
  * command's clean environment (its PID 1 shows that environment in /proc/1/environ), dies with
  * its parent, and its PID namespace ends every process the command started (setsid, nohup and
- * `&` included) when the command ends. Memory a command can fill without a process owning it is
+ * `&` included) when the command ends. Its options reach it NUL-separated on a pipe (`--args`),
+ * not on its command line: its PID 1 is bwrap, and /proc/1/cmdline would show every one of them
+ * to the command — the host paths of the data folder, the config file and the covered /etc files
+ * among them. Memory a command can fill without a process owning it is
  * bounded: the only writable folders besides the workspace are /tmp, HOME and /dev/shm, each a
  * tmpfs of at most `scratchMb`; the sandbox's own root, /dev and the masked folder are read-only;
  * and where the kernel allows it, no further user namespace can be made inside (one would let a
@@ -30,13 +33,14 @@ import { isWithin } from "../../core/real-paths.js";
 import { NOT_INSTALLED, type ProbeResult, probeStatus, runProbe } from "./bubblewrap-probe.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import { foldersAbove, seen } from "./steering-mounts.js";
-import type {
-  LockedFolder,
-  MaskedFolder,
-  ReadOnlyPaths,
-  SandboxBackend,
-  SandboxRequest,
-  SpawnPlan,
+import {
+  type LockedFolder,
+  type MaskedFolder,
+  PLAN_INPUT_FD,
+  type ReadOnlyPaths,
+  type SandboxBackend,
+  type SandboxRequest,
+  type SpawnPlan,
 } from "./sandbox-backend.js";
 
 /** Settings of the bubblewrap backend. */
@@ -321,7 +325,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       // make them writable again); the pins above hidden paths go with the read-only paths'
       // pins, shallowest first and before any read-only path (a writable pin after one would
       // make it writable again); the hidden paths come last, so that none is shown again.
-      const args = [
+      const setup = [
         ...baseArgs(fixed, network, userNamespace, scratchMb),
         ...binds,
         ...readOnlyArgs(readOnly, (file) => !inMasked(file)),
@@ -331,12 +335,13 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
         ...SEAL_ROOT,
         "--chdir",
         request.cwd,
-        "--",
-        ...request.argv,
       ];
+      // Only the command is on bwrap's command line (its PID 1 shows it in /proc/1/cmdline).
+      const args = ["--args", String(PLAN_INPUT_FD), "--", ...request.argv];
+      const input = setup.map((option) => `${option}\0`).join("");
       // bwrap's own environment is the command's clean one: its PID 1 shows it in /proc/1/environ.
       const env = { ...request.env, HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
-      return { file, args, cwd: request.cwd, env };
+      return { file, args, cwd: request.cwd, env, input };
     },
   });
 }

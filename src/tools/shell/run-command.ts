@@ -13,8 +13,8 @@
  * command's result then says; unsandboxed, none of it holds.
  */
 import { settlesWithin } from "../../core/settles-within.js";
-import { spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import { type ChildProcessByStdio, type StdioPipe, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { z } from "zod";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS, HeadTailBuffer } from "../output-cap.js";
@@ -26,7 +26,12 @@ import { bubblewrapBackend } from "./bubblewrap-backend.js";
 import { listDownloadFolders, recordDownloads } from "./downloads.js";
 import { killProcessGroup } from "./process-group.js";
 import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv, type ResourceLimits } from "./resource-limits.js";
-import type { SandboxBackend, SandboxRequest, SandboxStatus } from "./sandbox-backend.js";
+import {
+  PLAN_INPUT_FD,
+  type SandboxBackend,
+  type SandboxRequest,
+  type SandboxStatus,
+} from "./sandbox-backend.js";
 import { steeringMounts } from "./steering-mounts.js";
 
 /** The tool's name; its label (the command) speaks for itself in status lines. */
@@ -97,6 +102,17 @@ function statusLine(outcome: Outcome, stop: "timeout" | "interrupt" | undefined,
   return `[killed by ${outcome.signal ?? "a signal"}]`;
 }
 
+/**
+ * Write a plan's input to the pipe its program reads it on and close it. A program that exits
+ * before reading all of it breaks the pipe: its exit status reports that, not this write. What
+ * comes back on the pipe (nothing, from bwrap) is read and dropped, so the pipe ends and closes.
+ */
+function passInput(pipe: Writable & Readable, input: string): void {
+  pipe.on("error", () => undefined);
+  pipe.resume();
+  pipe.end(input);
+}
+
 /** The status-line reason of a failed run: "exit 1", "timed out after 120 s", "killed by SIGKILL". */
 function failureSummary(
   outcome: Outcome,
@@ -164,12 +180,15 @@ export function createRunCommandTool(options: RunCommandOptions) {
       roots,
       ...confinement,
     });
+    // stdout and stderr are pipes either way; a plan with input gets a pipe after them for it.
+    const input: StdioPipe[] = plan.input === undefined ? [] : ["pipe"];
     const child = spawn(plan.file, plan.args, {
       cwd: plan.cwd,
       env: plan.env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+      stdio: ["ignore", "pipe", "pipe", ...input],
+    }) as ChildProcessByStdio<null, Readable, Readable>;
+    if (plan.input !== undefined) passInput(child.stdio[PLAN_INPUT_FD] as Writable & Readable, plan.input);
     const exited = new Promise<Outcome>((resolve) =>
       child.once("exit", (code, signal) => resolve({ code, signal, stoppedBackground: false })),
     );

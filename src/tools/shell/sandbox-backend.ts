@@ -70,7 +70,16 @@ export interface SpawnPlan {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * What the program reads on descriptor PLAN_INPUT_FD, a pipe the spawner writes it to and then
+   * closes: bwrap's options (`--args`), which on its command line its PID 1 would show to the
+   * command in /proc/1/cmdline. None when undefined (no descriptor is added).
+   */
+  readonly input?: string;
 }
+
+/** The descriptor a plan's `input` is passed on (the first after stdin, stdout and stderr). */
+export const PLAN_INPUT_FD = 3;
 
 /** An isolation backend for shell commands. */
 export interface SandboxBackend {
