@@ -5,7 +5,8 @@
  * checked against (skill-save-plan.ts), so what is saved is what was approved; a call nobody may
  * approve (skill-authority.ts saveRefusal) saves nothing. The plan refuses what would not load,
  * files that break the bundling rules (skill-bundled-files.ts) and a skills folder or skill's
- * folder that is a link or a file (skill-save-target.ts); the write puts the skill in place whole
+ * folder that is a link or a file (skill-save-target.ts); the tool, a plan whose card would be too
+ * long to read whole (skill-save-card.ts cardSizeRefusal). The write puts the skill in place whole
  * or not at all, following no link (skill-save-write.ts). This module is the tool itself: its
  * arguments, the app's hooks, and the order of refusal, plan, card, write and result.
  */
@@ -17,7 +18,7 @@ import type { ConversationWorkspace } from "../tools/files/conversation-workspac
 import { bundledFileSchema, SAVED_FILES_MAX } from "./skill-bundled-files.js";
 import { DESCRIPTION_MAX, type SkillDocument } from "./skill-file.js";
 import type { SkillStanding } from "./skill-library.js";
-import { previewOf, readStanding, savedText } from "./skill-save-card.js";
+import { cardSizeRefusal, previewOf, readStanding, savedText } from "./skill-save-card.js";
 import { planSave, type SavePlan } from "./skill-save-plan.js";
 import { writeSkill } from "./skill-save-write.js";
 import { skillNameSchema } from "./skill-name.js";
@@ -84,6 +85,10 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
       if (refusal !== undefined)
         return { summary: `Will not save the skill "${args.name}": ${refusal}`, fingerprint: refusal };
       const plan = await planSave(workspace.forRequest(context.request), args);
+      // Too long to show whole: the card says why, and the call saves nothing (execute refuses it).
+      const tooLong = cardSizeRefusal(plan);
+      if (tooLong !== undefined)
+        return { summary: `Will not save the skill "${args.name}": ${tooLong}`, fingerprint: tooLong };
       const preview = previewOf(plan, await readStanding(hooks.standing, args.name));
       planned.set(preview, plan);
       return preview;
@@ -98,6 +103,8 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
       let plan = context.checkedPreview && planned.get(context.checkedPreview);
       try {
         plan ??= await planSave(paths, args);
+        const tooLong = cardSizeRefusal(plan);
+        if (tooLong !== undefined) throw new Error(tooLong);
         await writeSkill(paths, plan, hooks.logger);
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);

@@ -6,8 +6,14 @@
  * exactly what the save writes and where, so an approval binds that plan. The result says whether
  * the saved skill is in the catalog, hidden or switched off — or that this cannot be read now: the
  * standing comes from the store, and a store out of reach must not make a written skill read as
- * unsaved, nor break its card.
+ * unsaved, nor break its card. A card cuts a long text and posts the whole of it beside itself, up
+ * to CARD_TEXT_MAX characters as it shows them; a save whose card would be longer (a SKILL.md and
+ * twenty bundled files of 256 KB each make some 5.5 million) is refused (cardSizeRefusal), since
+ * part of what it writes could not be read before it is approved.
  */
+import { groupedCount } from "../core/count-text.js";
+import { HIDDEN_CHARACTERS } from "../core/hidden-characters.js";
+import { MAX_REPLY_CHARS } from "../core/messages.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { ToolPreview } from "../core/tool.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
@@ -33,16 +39,49 @@ export async function readStanding(
   }
 }
 
+/**
+ * The longest card text of a save, in characters as the card shows it: the most a card posts whole
+ * beside itself when it cuts it (channels/shared/card-attachment.ts: twice a reply's length).
+ */
+const CARD_TEXT_MAX = 2 * MAX_REPLY_CHARS;
+
+/** The card's text of a save: the whole SKILL.md, then each bundled file, each under its path. */
+function cardText(plan: SavePlan): string {
+  const sections = [`${plan.shownDir}/${SKILL_FILE}\n${plan.skillFile}`];
+  for (const file of plan.files)
+    sections.push(`${plan.shownDir}/${file.path}${file.executable ? " (executable)" : ""}\n${file.content}`);
+  return sections.join("\n\n");
+}
+
+/**
+ * `text`'s length as a card shows it: each hidden character (all of them in the Basic Multilingual
+ * Plane) written out as its code point in eight characters, "[U+2067]" or "⟨U+200B⟩".
+ */
+function shownLength(text: string): number {
+  return text.length + 7 * (text.match(HIDDEN_CHARACTERS)?.length ?? 0);
+}
+
+/**
+ * Why a save may not be approved on a card, undefined when it may: its card would be longer than
+ * a card can post whole beside itself, so part of what it writes would go unread.
+ */
+export function cardSizeRefusal(plan: SavePlan): string | undefined {
+  const length = shownLength(cardText(plan));
+  if (length <= CARD_TEXT_MAX) return undefined;
+  return (
+    `its card would be ${groupedCount(length)} characters, over the ${groupedCount(CARD_TEXT_MAX)} a card can show whole, ` +
+    "so nobody could read all of it before approving: bundle fewer or smaller files, " +
+    "or leave them in the workspace and have the instructions name their paths"
+  );
+}
+
 /** The card of a save: the whole SKILL.md and every bundled file, fingerprinted (fingerprintOf). */
 export function previewOf(plan: SavePlan, standing: ReadStanding): ToolPreview {
   const { name } = plan.document;
   const verb = plan.existing ? `Replace the existing skill "${name}"` : `Save the new skill "${name}"`;
-  const sections = [`${plan.shownDir}/${SKILL_FILE}\n${plan.skillFile}`];
-  for (const file of plan.files)
-    sections.push(`${plan.shownDir}/${file.path}${file.executable ? " (executable)" : ""}\n${file.content}`);
   return {
     summary: `${verb} in ${plan.shownDir}/ (${plan.files.length + 1} file${plan.files.length === 0 ? "" : "s"})${hiddenNote(name, standing)}`,
-    detail: { kind: "code", text: sections.join("\n\n") },
+    detail: { kind: "code", text: cardText(plan) },
     fingerprint: fingerprintOf(plan),
   };
 }
