@@ -308,12 +308,13 @@ export class LiveSession {
    * Whether a delivery with these dedupe keys was taken before: it is still queued, or its keys
    * are recorded as seen. The queue is checked first: a message leaves it only once its keys are
    * recorded. A deferred change's keys are not recorded yet, but the stored record still holds
-   * them, so they count as held. The seen marks are read after the saves under way now.
+   * them, so they count as held. The seen marks are read after the saves under way now. A plain
+   * function (every message asks): an async one cost a promise more.
    */
-  async isRedelivery(keys: readonly string[]): Promise<boolean> {
-    if (this.holdsDelivery(keys) || this.deferredLeaving?.some((key) => keys.includes(key))) return true;
-    await this.saves;
-    return this.stores.dedupe.seen(keys);
+  isRedelivery(keys: readonly string[]): Promise<boolean> {
+    if (this.holdsDelivery(keys) || this.deferredLeaving?.some((key) => keys.includes(key)))
+      return Promise.resolve(true);
+    return this.saves.then(() => this.stores.dedupe.seen(keys));
   }
 
   /**
