@@ -179,13 +179,14 @@ export function deadlineTransformer(
     const upload = carriesFile(payload);
     const deadlineMs = deadlineOf(method, payload, deadlines, upload);
     if (upload) return uploadWithin(prev, method, payload, deadlineMs, signal);
-    return postJsonCall(methodRoot + method, payload, { signal, timeoutMs: deadlineMs }).catch(
-      (error: unknown) => {
-        throw isTimeout(error)
+    return postJsonCall(methodRoot + method, payload, {
+      signal,
+      timeoutMs: deadlineMs,
+      failure: (error) =>
+        isTimeout(error)
           ? new BotApiTimeout(method, deadlineMs)
-          : new HttpError(`Network request for '${method}' failed!`, error);
-      },
-    );
+          : new HttpError(`Network request for '${method}' failed!`, error),
+    });
   };
 }
 
