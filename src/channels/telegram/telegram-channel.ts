@@ -35,7 +35,7 @@ import { type CallStack, DEFAULT_RETRY, useCallStack } from "./telegram-call-sta
 import { type CallDeadlines, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
-import { intakeScreen, pollingScreen } from "./telegram-intake.js";
+import { intakeScreen, screenPolled } from "./telegram-intake.js";
 import { IntakeLog } from "../intake-log.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
@@ -140,11 +140,20 @@ const optionsSchema = z.object({
 
 const DEFAULT_API_ROOT = "https://api.telegram.org";
 
-/** Long polling; with poller leases, only while this process holds the bot's poller lease. */
-function pollingReceiver(bot: Bot, options: TelegramChannelOptions, logger: Logger): TelegramReceiver {
+/**
+ * Long polling, its answers screened by the intake; with poller leases, only while this process
+ * holds the bot's poller lease.
+ */
+function pollingReceiver(
+  bot: Bot,
+  options: TelegramChannelOptions,
+  logger: Logger,
+  intake: IntakeLog,
+): TelegramReceiver {
   const polling = new PollingReceiver(bot, {
     allowedUpdates: ALLOWED_UPDATES,
     logger,
+    screen: (answer) => screenPolled(answer, intake),
     backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
     ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
   });
@@ -232,9 +241,8 @@ export class TelegramChannel implements ChannelAdapter {
       maxBytes: options.fileMaxBytes,
       uploads: options.uploads,
     });
-    // Malformed updates stop here, before anything reads their fields.
+    // Malformed updates stop here, before anything reads their fields (polled ones: pollingReceiver).
     const intake = new IntakeLog(logger);
-    this.bot.api.config.use(pollingScreen(intake));
     this.bot.use(intakeScreen(intake));
     // Webhook mode answers once an update's message is handed over, outside the chat's order.
     const waits = new HandOverWaits();
@@ -263,7 +271,7 @@ export class TelegramChannel implements ChannelAdapter {
     );
     this.receiver = options.webhook
       ? new WebhookReceiver(this.bot, options.webhook, ALLOWED_UPDATES, logger)
-      : pollingReceiver(this.bot, options, logger);
+      : pollingReceiver(this.bot, options, logger, intake);
     this.description = `telegram (${this.receiver.description})`;
     this.messenger = new TelegramMessenger(this.bot.api, logger, () => this.directory());
   }

@@ -9,7 +9,7 @@
  * Polling results are screened too: entries that are not updates at all are dropped before the
  * runner computes its next offset from them.
  */
-import type { Context, MiddlewareFn, Transformer } from "grammy";
+import type { Context, MiddlewareFn } from "grammy";
 import { z } from "zod";
 import { INACTIVE_BUTTON, type IntakeLog } from "../intake-log.js";
 import { parseTelegramMessage, type TelegramMessage, telegramMessageSchema } from "./telegram-inbound.js";
@@ -127,16 +127,11 @@ function isUpdateLike(entry: unknown): boolean {
   );
 }
 
-/** An API transformer dropping getUpdates entries that are not updates (logged once each). */
-export function pollingScreen(log: IntakeLog): Transformer {
-  return (prev, method, payload, signal) =>
-    method === "getUpdates"
-      ? prev(method, payload, signal).then((result) => screened(result, log))
-      : prev(method, payload, signal);
-}
-
-/** A getUpdates answer without its entries that are not updates. */
-function screened<R extends { ok: boolean; result?: unknown }>(result: R, log: IntakeLog): R {
+/**
+ * A getUpdates answer without its entries that are not updates (logged once each): the polling
+ * receiver's look at each answer (telegram-polling.ts) runs it, before the runner reads the answer.
+ */
+export function screenPolled<R extends { ok: boolean; result?: unknown }>(result: R, log: IntakeLog): R {
   if (!result.ok) return result;
   const entries: unknown = result.result;
   if (!Array.isArray(entries)) {

@@ -19,6 +19,16 @@ export interface PollingOptions {
   readonly backoff: { readonly initialMs: number; readonly maxMs: number };
   /** Long-poll timeout in seconds. */
   readonly timeoutSeconds?: number;
+  /** Each getUpdates answer as the runner is to read it (the intake's screen: telegram-intake.ts). */
+  readonly screen: <R extends PolledAnswer>(answer: R) => R;
+}
+
+/** The part of a getUpdates answer read here. */
+interface PolledAnswer {
+  readonly ok: boolean;
+  readonly error_code?: number;
+  readonly description?: string;
+  readonly result?: unknown;
 }
 
 /** The long-polling TelegramReceiver: supervises the runner (see module comment). */
@@ -38,16 +48,17 @@ export class PollingReceiver implements TelegramReceiver {
     bot.api.config.use(this.observe());
   }
 
-  /** Watches getUpdates outcomes: success marks the loop healthy, failures are logged once each. */
+  /**
+   * Watches getUpdates outcomes — success marks the loop healthy, failures are logged once each —
+   * and screens each answer.
+   */
   private observe(): Transformer {
     return (prev, method, payload, signal) =>
       method === "getUpdates" ? this.observed(prev(method, payload, signal)) : prev(method, payload, signal);
   }
 
-  /** One getUpdates answer, watched (see `observe`): one `then` on the call, once a poll. */
-  private observed<R extends { ok: boolean; error_code?: number; description?: string }>(
-    answer: Promise<R>,
-  ): Promise<R> {
+  /** One getUpdates answer, watched and screened (see `observe`): one `then` on the call, once a poll. */
+  private observed<R extends PolledAnswer>(answer: Promise<R>): Promise<R> {
     return answer.then(
       (result) => {
         if (result.ok) this.healthy = true;
@@ -57,7 +68,7 @@ export class PollingReceiver implements TelegramReceiver {
             "telegram getUpdates failed",
           );
         }
-        return result;
+        return this.options.screen(result);
       },
       (error: unknown) => {
         this.healthy = false;
