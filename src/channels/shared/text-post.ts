@@ -11,7 +11,6 @@
 import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
-import { LruCache } from "../../core/lru-cache.js";
 
 /** What a text-body call carries: the caller's fetch options, of which these are honoured. */
 export interface TextPostInit {
@@ -63,10 +62,11 @@ interface Target extends Readonly<Pick<http.RequestOptions, "hostname" | "port" 
 
 /**
  * The URLs posted to, each parsed once: an API posts to a few dozen method URLs, and parsing one
- * into request options cost about 10 µs per call. The MAX_TARGETS used last are kept.
+ * into request options cost about 10 µs per call. Past MAX_TARGETS the cache starts over: a plain
+ * map's read is a lookup, where keeping the order of use (an LRU) rewrote the entry at every call.
  */
 const MAX_TARGETS = 1_000;
-const targets = new LruCache<string, Target>(MAX_TARGETS);
+const targets = new Map<string, Target>();
 
 /** `url`'s target, or undefined for a URL that is not http(s). */
 function targetOf(url: string): Target | undefined {
@@ -78,6 +78,7 @@ function targetOf(url: string): Target | undefined {
   const ownHeaders = ["host", parsed.host];
   if (auth) ownHeaders.push("authorization", `Basic ${Buffer.from(auth).toString("base64")}`);
   const target: Target = { protocol: parsed.protocol, hostname, port, path, ownHeaders };
+  if (targets.size >= MAX_TARGETS) targets.clear();
   targets.set(url, target);
   return target;
 }
@@ -119,13 +120,10 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
         answer.on("end", () => {
           if (!answer.complete) return fail(new Error("the connection closed before the answer ended"));
           settled();
+          // An answer in one chunk, as a small one comes, is that chunk, not a copy of it.
+          const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, bytes);
           resolve(
-            new TextAnswer(
-              answer.statusCode ?? 0,
-              answer.statusMessage ?? "",
-              answer.rawHeaders,
-              Buffer.concat(chunks),
-            ),
+            new TextAnswer(answer.statusCode ?? 0, answer.statusMessage ?? "", answer.rawHeaders, body),
           );
         });
       },

@@ -159,6 +159,9 @@ function settleFirst<T>(
   });
 }
 
+/** The most method URLs a client keeps built (the Bot API has under 200 methods). */
+const MAX_METHODS = 1_000;
+
 /** Where a client's calls go: grammY posts method `m` to `${apiRoot}/bot${token}/m`. */
 export interface BotApiEndpoint {
   readonly apiRoot: string;
@@ -175,11 +178,23 @@ export function deadlineTransformer(
   deadlines: CallDeadlines = DEFAULT_CALL_DEADLINES,
 ): Transformer {
   const methodRoot = `${endpoint.apiRoot}/bot${endpoint.token}/`;
+  // Each method's URL built once: a URL built anew is a new string, hashed again by every lookup
+  // of it (postText's parsed URLs). Calls name a few dozen methods; past MAX_METHODS it starts over.
+  const methodUrls = new Map<string, string>();
+  const urlOf = (method: string): string => {
+    let url = methodUrls.get(method);
+    if (url === undefined) {
+      if (methodUrls.size >= MAX_METHODS) methodUrls.clear();
+      url = methodRoot + method;
+      methodUrls.set(method, url);
+    }
+    return url;
+  };
   return (prev, method, payload, signal) => {
     const upload = carriesFile(payload);
     const deadlineMs = deadlineOf(method, payload, deadlines, upload);
     if (upload) return uploadWithin(prev, method, payload, deadlineMs, signal);
-    return postJsonCall(methodRoot + method, payload, {
+    return postJsonCall(urlOf(method), payload, {
       signal,
       timeoutMs: deadlineMs,
       failure: (error) =>

@@ -26,6 +26,12 @@ function answer(request: RecordedRequest, response: ServerResponse): void {
     setTimeout(() => request.socket.destroy(), 20);
     return;
   }
+  if (request.path === "/pieces") {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.write('{"ok":true,');
+    setTimeout(() => response.end(`"result":"${"é".repeat(50_000)}"}`), 20);
+    return;
+  }
   if (request.path === "/endless") {
     response.writeHead(200, { "content-type": "application/json" });
     const chunk = Buffer.alloc(1_048_576, "x");
@@ -88,6 +94,17 @@ describe("postText", () => {
     for (const path of ["/a", "/b?x=1", "/a", "/b?x=2", "/a"])
       await postText(`${url}${path}`, { body: "{}" });
     expect(received.map((r) => r.path)).toEqual(["/a", "/b?x=1", "/a", "/b?x=2", "/a"]);
+  });
+
+  it("posts to each of more URLs than it keeps parsed, and to the first again, at its own path", async () => {
+    const paths = Array.from({ length: 1_005 }, (_, i) => `/u${i}`);
+    for (const path of [...paths, "/u0"]) await postText(`${url}${path}`, { body: "{}" });
+    expect(received.map((r) => r.path)).toEqual([...paths, "/u0"]);
+  });
+
+  it("hands back an answer that came in several pieces whole", async () => {
+    const response = await postText(`${url}/pieces`, { body: "{}" });
+    expect(await response.json()).toEqual({ ok: true, result: "é".repeat(50_000) });
   });
 
   it("keeps the connection for the next call", async () => {
