@@ -85,18 +85,24 @@ async function report(message: TelegramMessage, deps: HandlerDeps): Promise<void
   }
 }
 
-async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
+/** A message's handling: act's own promise, and no layer of its own (an async function's) around it. */
+function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> | undefined {
   const message = readMessage(ctx, ctx.message, deps);
-  if (!message) return;
+  if (!message) return undefined;
   // Only a group's upgrade notice is followed (an await, a loop tick, spared the others).
   const upgrade = message.migrate_from_chat_id !== undefined || message.migrate_to_chat_id !== undefined;
-  if (upgrade && (await followMigration(message, deps.migrations))) return;
-  const reporting = deps.observe ? report(message, deps) : undefined;
-  try {
-    await act(ctx, message, deps);
-  } finally {
-    if (reporting) await reporting;
-  }
+  if (upgrade)
+    return followMigration(message, deps.migrations).then((followed) =>
+      followed ? undefined : actAndReport(ctx, message, deps),
+    );
+  return actAndReport(ctx, message, deps);
+}
+
+/** Act on `message` and report it to the observer, if any: settles once both are done. */
+function actAndReport(ctx: Context, message: TelegramMessage, deps: HandlerDeps): Promise<void> {
+  if (!deps.observe) return act(ctx, message, deps);
+  const reporting = report(message, deps);
+  return act(ctx, message, deps).finally(() => reporting);
 }
 
 /**
