@@ -32,7 +32,7 @@ import {
 import { screenedMessage } from "./telegram-intake.js";
 import { routeToLane } from "./telegram-lane-routing.js";
 import { followMigration, sessionChatOf } from "./telegram-migrated-chats.js";
-import { leftChatOf, observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
+import { isObserved, leftChatOf, observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
 import { onCallback, onStopGeneration } from "./telegram-presses.js";
 
 /** The command menu registered with setMyCommands. */
@@ -98,9 +98,12 @@ function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> | undefined {
   return actAndReport(ctx, message, deps);
 }
 
-/** Act on `message` and report it to the observer, if any: settles once both are done. */
+/**
+ * Act on `message` and report it to the observer, if any and if it is one observed (a person's
+ * chat with the bot never is): settles once both are done.
+ */
 function actAndReport(ctx: Context, message: TelegramMessage, deps: HandlerDeps): Promise<void> {
-  if (!deps.observe) return act(ctx, message, deps);
+  if (!deps.observe || !isObserved(message, deps.bot())) return act(ctx, message, deps);
   const reporting = report(message, deps);
   return act(ctx, message, deps).finally(() => reporting);
 }

@@ -98,17 +98,24 @@ function textOf(message: TelegramMessage): string {
 }
 
 /**
+ * Whether a message is reported at all: one in a group, supergroup or channel, not the bot's own
+ * nor an automatic forward.
+ */
+export function isObserved(message: TelegramMessage, bot: BotIdentity): boolean {
+  return message.chat.type !== "private" && message.from?.id !== bot.id && !isAutomaticForward(message);
+}
+
+/**
  * The observed form of a message in a group, supergroup or channel, reported under `sessionChat`
- * (the group a supergroup was upgraded from; the chat itself by default); undefined for private
- * chats, the bot's own messages and automatic forwards.
+ * (the group a supergroup was upgraded from; the chat itself by default); undefined for a message
+ * not observed (isObserved).
  */
 export function observedOf(
   message: TelegramMessage,
   bot: BotIdentity,
   sessionChat: number = message.chat.id,
 ): ObservedMessage | undefined {
-  if (message.chat.type === "private" || message.from?.id === bot.id || isAutomaticForward(message))
-    return undefined;
+  if (!isObserved(message, bot)) return undefined;
   const topic = topicOf(message);
   const permalink = permalinkOf(message);
   return {

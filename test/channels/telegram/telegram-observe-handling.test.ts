@@ -1,11 +1,12 @@
 /**
  * A group message reaches the observer (channel subscriptions) beside its handling: a message
  * addressed to the bot still starts its turn, the chat's next message is handled only once the
- * report settled, and an observer that fails is logged without stopping the chat.
+ * report settled, a private chat's message is not reported, and an observer that fails is logged
+ * without stopping the chat.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
-import { BOB, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
+import { BOB, BOB_DM, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -40,6 +41,10 @@ describe("Telegram channel: observed group messages", () => {
       ["just chatting", false],
     ]);
     expect(service.received).toHaveLength(1);
+    // A person's chat with the bot is never observed; the message still starts its turn.
+    tg.sendUserMessage({ chat: BOB_DM, from: BOB, text: "hello" });
+    await tg.waitFor(() => service.received.length === 2);
+    expect(observed).toHaveLength(2);
   });
 
   it("logs an observer's failure and goes on handling the chat", async () => {
