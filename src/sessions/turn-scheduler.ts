@@ -305,7 +305,9 @@ export class TurnScheduler {
       }
     } finally {
       this.giveBack(slot);
-      if (lease) await this.letGo(live, lease);
+      // Awaited only when there is something to wait for (an await of undefined costs a promise).
+      const lettingGo = lease && this.letGo(live, lease);
+      if (lettingGo) await lettingGo;
     }
   }
 
