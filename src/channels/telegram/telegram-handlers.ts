@@ -122,27 +122,37 @@ async function answerAnonymousAdmin(message: TelegramMessage, deps: HandlerDeps)
   if (note) await deps.outputFor(targetOf(message)).postText(note);
 }
 
-async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): Promise<void> {
+/** What `act` hands back for a message it is done with at once. */
+const ACTED: Promise<void> = Promise.resolve();
+
+/**
+ * Run what `message` asks for, if its sender may: one `then` on the admission (an async function
+ * here cost its own promise and one per await).
+ */
+function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): Promise<void> {
   const from = message.from;
   if (message.chat.type !== "channel" && isAnonymousAdmin(message))
     return answerAnonymousAdmin(message, deps);
   // A linked channel's post copied into its discussion group is no person's: it runs nothing.
   if (isAutomaticForward(message)) {
     deps.logger.debug({ chatId: message.chat.id }, "telegram: automatic forward ignored");
-    return;
+    return ACTED;
   }
-  if (!from || from.is_bot || message.chat.type === "channel") return;
+  if (!from || from.is_bot || message.chat.type === "channel") return ACTED;
   const delivered = { message, updateId: ctx.update.update_id };
-  if (message.media_group_id !== undefined)
-    return gather(ctx.update, delivered, message.media_group_id, deps);
+  if (message.media_group_id !== undefined) {
+    gather(ctx.update, delivered, message.media_group_id, deps);
+    return ACTED;
+  }
   const bot = deps.bot();
-  if (!isAddressedToBot(message, bot)) return;
+  if (!isAddressedToBot(message, bot)) return ACTED;
   const command = commandOf(message, bot);
-  const admitted = await admit(message, deps, command?.name);
-  if (!admitted) return;
-  if (command && isAccessCommand(command.name))
-    return answerAccessCommand(delivered, command, admitted.user, admitted.tell, deps);
-  await routeToLane(ctx.update, delivered, command, admitted, deps);
+  return admit(message, deps, command?.name).then((admitted) => {
+    if (!admitted) return;
+    if (command && isAccessCommand(command.name))
+      return answerAccessCommand(delivered, command, admitted.user, admitted.tell, deps);
+    return routeToLane(ctx.update, delivered, command, admitted, deps);
+  });
 }
 
 async function onChannelPost(ctx: Context, deps: HandlerDeps): Promise<void> {
