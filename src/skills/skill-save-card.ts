@@ -55,10 +55,13 @@ function cardText(plan: SavePlan): string {
 
 /**
  * `text`'s length as a card shows it: each hidden character (all of them in the Basic Multilingual
- * Plane) written out as its code point in eight characters, "[U+2067]" or "⟨U+200B⟩".
+ * Plane) written out as its code point in eight characters, "[U+2067]" or "⟨U+200B⟩". They are
+ * counted as what removing them takes away: a list of them (`match`) would be a string each, and a
+ * save of some 1.8 million made that 87 MB and half a second of the event loop, on its card and again
+ * when run.
  */
 function shownLength(text: string): number {
-  return text.length + 7 * (text.match(HIDDEN_CHARACTERS)?.length ?? 0);
+  return text.length + 7 * (text.length - text.replace(HIDDEN_CHARACTERS, "").length);
 }
 
 /**
