@@ -2,9 +2,18 @@
  * A tool whose approval card shows workspace content (ToolDefinition.bindsPreview) runs only while
  * that content is what the person approved: an earlier call of the same step, or anything while
  * the card waited, that changes it leaves the approved call unrun, with the person and the model
- * told. Also with the real save_skill, whose card shows the files it bundles.
+ * told. Also with the real save_skill, whose card shows the files it bundles; a call whose preview
+ * fails is answered with that failure before any card.
  */
-import { mkdirSync, mkdtempSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  existsSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -206,6 +215,27 @@ describe("a call whose card shows workspace content", () => {
       "echo 'all good'\n",
     );
     expect(sourceReads).toBe(2);
+  });
+
+  it("save_skill whose preview refuses (the skill's folder is a link) is answered with that refusal, unasked", async () => {
+    const root = realpathSync(mkdtempSync(path.join(tmpdir(), "bound-preview-")));
+    mkdirSync(path.join(root, "src"));
+    mkdirSync(path.join(root, ".coworker/skills"), { recursive: true });
+    symlinkSync("../../src", path.join(root, ".coworker/skills/checker"));
+    const h = makeHarness({
+      steps: [toolStep(["s1", "save_skill", { ...CHECKER_SKILL, files: [] }]), textStep("done")],
+      extraTools: [createSaveSkillTool(toolWorkspace({ root }))],
+    });
+    let asked = false;
+    void h.broker.next("s1").then(() => {
+      asked = true;
+      h.broker.approve("s1", "once");
+    });
+    await collect(h.engine.run(makeRequest({ workspace: { root, context: "" } })));
+    expect(asked).toBe(false);
+    const result = resultOf(h.persistence.appended, "s1");
+    expect(result).toMatch(/\.coworker\/skills\/checker is a symbolic link/);
+    expect(result).not.toBe(TOOL_RESULT.changedSinceApproval);
   });
 
   it("an approval decided on a stored card reports what that card showed", () => {

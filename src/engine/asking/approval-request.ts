@@ -2,8 +2,10 @@
  * The asking half of authorisation: a call the permission engine says to "ask" about goes to a
  * person through the injected Approver port — the approval card's request (with the tool's own
  * preview), the permission-required event, the audit records, the wait (interruptible), and what
- * the answer does: run once, add a standing grant, deny, or stop the turn. The durable side of
- * the round trip (cards, first press wins, restarts) is src/approvals, behind the port.
+ * the answer does: run once, add a standing grant, deny, or stop the turn. A call of a tool that
+ * binds its preview whose preview fails is answered with that failure before any card (no approval
+ * could let it run). The durable side of the round trip (cards, first press wins, restarts) is
+ * src/approvals, behind the port.
  */
 import type { AnyTool, ToolPreview } from "../../core/tool.js";
 import { trustedCategory } from "../../tools/trusted-category.js";
@@ -86,16 +88,31 @@ export async function cardPreview(
   tool: AnyTool,
   args: Record<string, unknown>,
 ): Promise<CardPreview> {
-  const fallback = withArgumentsShown({ summary: summarizeCall(tool.name, args) }, args);
-  if (!tool.preview) return fallback;
+  return shownOf(tool, args, await ownPreview(ctx, tool, args));
+}
+
+/** The tool's own preview of the call, what it threw instead (`failure`), or undefined when it has none. */
+async function ownPreview(
+  ctx: TurnContext,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+): Promise<ToolPreview | { readonly failure: unknown } | undefined> {
+  if (!tool.preview) return undefined;
   try {
-    return withArgumentsShown(
-      await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts }),
-      args,
-    );
-  } catch {
-    return fallback;
+    return await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts });
+  } catch (failure) {
+    return { failure };
   }
+}
+
+/** What the card shows of a call given its tool's own preview (see cardPreview). */
+function shownOf(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  own: ToolPreview | { readonly failure: unknown } | undefined,
+): CardPreview {
+  const made = own === undefined || "failure" in own ? { summary: summarizeCall(tool.name, args) } : own;
+  return withArgumentsShown(made, args);
 }
 
 /**
@@ -143,13 +160,27 @@ export async function requestApproval(
     provenance: ctx.provenance,
     alwaysOptions: decision.alwaysOptions,
   };
+  const own = await ownPreview(ctx, tool, args);
+  if (tool.bindsPreview && own !== undefined && "failure" in own) {
+    // An approval could never run it (it runs only while its preview, made again, has the approved
+    // card's fingerprint, and a card made without one has none): nobody is asked, and the model is
+    // told the preview's own reason (save_skill's refusal of a link, say), not a change after approval.
+    const reason = own.failure instanceof Error ? own.failure.message : String(own.failure);
+    ctx.audit("decision", call.id, tool.name, { action: "deny", reason, stage: "preview" });
+    await answer(
+      "error",
+      failed(`nobody was asked to approve this call and nothing was done: ${reason}`),
+      reason,
+    );
+    return undefined;
+  }
   const outsideReads = ctx.outsideReads();
   // The files of every message the requester sent in this turn, steering included.
   const attachedFiles = ctx.attachedFiles();
   const request: PermissionRequest = {
     ...notice,
     callId: hop === undefined ? call.id : hopCallId(call.id, hop),
-    preview: await cardPreview(ctx, tool, args),
+    preview: shownOf(tool, args, own),
     ...(decision.humanOnly ? { onlyLooseners: true } : {}),
     ...(outsideReads === undefined ? {} : { outsideReads }),
     ...(attachedFiles === undefined ? {} : { attachedFiles }),
