@@ -5,7 +5,8 @@
  * match as one JSON line listing every submatch too, so even a file under that limit can make one
  * longer than a JS string can be (12 MB of "a" searched for `a`: some 900 MB): a report is read
  * up to MAX_EVENT_CHARS (bounded-lines.ts), and a longer one becomes a match without its line
- * number or text (LINE_TOO_LONG). Each match keeps at most MATCH_TEXT_MAX characters of its line,
+ * number or text (LINE_TOO_LONG); of a whole one only what a match keeps is parsed, not its list of
+ * submatches (parsedMatch). Each match keeps at most MATCH_TEXT_MAX characters of its line,
  * copied, never a cut that keeps the whole line alive: 200 matches on 20 MB lines would otherwise
  * hold 4 GB until the search ends. The hidden paths that can be named ahead (the service's
  * own, other conversations' folders under uploads/: `hiddenPaths`) are excluded by anchored globs,
@@ -145,11 +146,23 @@ interface ReportedMatch {
   readonly found: Pick<SearchMatch, "line" | "text">;
 }
 
-/** A whole rg report: a match's path, line number and text; undefined for other reports. */
+/**
+ * Where a match report's submatches start, after its path, line, line number and offset: no JSON
+ * string holds `,"` (a quote in one is escaped), so the first is the key's own.
+ */
+const SUBMATCHES_KEY = ',"submatches":';
+
+/**
+ * A whole rg report: a match's path, line number and text; undefined for other reports. Only what
+ * a match keeps is parsed, not its submatches: a 300 KB line of "a" searched for `a` has 290,000,
+ * and parsing them held the event loop — every chat — some 350 ms a report, as many times as
+ * such lines match.
+ */
 function parsedMatch(raw: string): ReportedMatch | undefined {
+  const submatches = raw.indexOf(SUBMATCHES_KEY);
   let event: RgEvent;
   try {
-    event = JSON.parse(raw) as RgEvent;
+    event = JSON.parse(submatches === -1 ? raw : `${raw.slice(0, submatches)}}}`) as RgEvent;
   } catch {
     return undefined;
   }

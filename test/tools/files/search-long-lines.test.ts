@@ -30,6 +30,29 @@ describe("search_files on lines with a huge report", () => {
   });
 });
 
+describe("search_files on lines with many submatches", () => {
+  it("reads each report without parsing its submatches, so no report holds the event loop", async () => {
+    // Six lines of 290,000 "a": a report of some 15 MB listing 290,000 submatches each, under
+    // 16 MiB so read whole. Parsing one whole held the event loop some 350 ms.
+    const line = "a".repeat(290_000);
+    await writeFile(path.join(temp.dir, "a.txt"), `${line}\n`.repeat(6));
+    const tool = createSearchFilesTool({ workspace: temp.workspace, useRipgrep: true });
+    let longest = 0;
+    let last = performance.now();
+    const ticks = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 5);
+    const result = await call(tool, { pattern: "a" }).finally(() => clearInterval(ticks));
+    expect(result.ok).toBe(true);
+    expect(result.output.split("\n").slice(0, 6)).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => expect.stringMatching(new RegExp(`^a\\.txt:${n}: a+…$`))),
+    );
+    expect(longest).toBeLessThan(150);
+  });
+});
+
 describe("bounded lines", () => {
   it("keeps the first maxChars of a line, marks it cut, drops the rest and reads on", async () => {
     const stream = new PassThrough();
