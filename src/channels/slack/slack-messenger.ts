@@ -6,7 +6,6 @@
  * under Slack's limits; files are uploaded into the session's thread (slack-upload.ts). Failures
  * come back as results that say what to do, never as exceptions.
  */
-import { clip } from "../../core/surrogate-pairs.js";
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { Caller, ThreadTarget } from "../../core/thread-target.js";
@@ -21,7 +20,6 @@ import { NO_UNFURLS } from "./slack-unfurls.js";
 import { uploadFile } from "./slack-upload.js";
 
 const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
-const CAPTION_LIMIT = SLACK_LIMITS.sectionText;
 
 export interface SlackMessengerOptions {
   readonly clients: SlackClients;
@@ -55,6 +53,11 @@ export function captionNotPosted(reason: string): string {
   return `but its caption could not be posted (${reason}); the file is there, so do not upload it again`;
 }
 
+/** Model markdown as the mrkdwn messages it is posted in, in order. */
+function messagesOf(markdown: string): string[] {
+  return splitMrkdwn(markdownToMrkdwn(markdown) || escapeMrkdwn(markdown), TEXT_LIMIT);
+}
+
 /** Where a message goes: a channel (and thread), with the name people know it by. */
 interface Destination {
   readonly channel: string;
@@ -83,20 +86,8 @@ export class SlackMessenger implements Messenger {
       return { ok: false, error: found.error };
     }
     const { destination } = found;
-    const mrkdwn = markdownToMrkdwn(text) || escapeMrkdwn(text);
     try {
-      let first: string | undefined;
-      for (const chunk of splitMrkdwn(mrkdwn, TEXT_LIMIT)) {
-        const posted = await callWithRetry(() =>
-          this.options.clients.api.chat.postMessage({
-            channel: destination.channel,
-            ...(destination.thread ? { thread_ts: destination.thread } : {}),
-            text: chunk,
-            ...NO_UNFURLS,
-          }),
-        );
-        first ??= posted.ts;
-      }
+      const first = await this.postAll(destination, messagesOf(text));
       return { ok: true, where: `${destination.name}${first ? ` (message ${first})` : ""}` };
     } catch (error) {
       this.options.logger.info(
@@ -104,6 +95,40 @@ export class SlackMessenger implements Messenger {
         "slack send_message refused",
       );
       return { ok: false, error: advice(slackErrorCode(error), destination.name, this.options.botName()) };
+    }
+  }
+
+  /** Post `messages` in order into `where`'s channel (and thread); the first one's ts. Throws what Slack refuses. */
+  private async postAll(
+    where: { readonly channel: string; readonly thread?: string | undefined },
+    messages: readonly string[],
+  ): Promise<string | undefined> {
+    let first: string | undefined;
+    for (const text of messages) {
+      const posted = await callWithRetry(() =>
+        this.options.clients.api.chat.postMessage({
+          channel: where.channel,
+          ...(where.thread ? { thread_ts: where.thread } : {}),
+          text,
+          ...NO_UNFURLS,
+        }),
+      );
+      first ??= posted.ts;
+    }
+    return first;
+  }
+
+  /** Post a caption's messages after its first into `target`; why they are not all up, if so. */
+  private async postCaptionRest(target: ThreadTarget, rest: readonly string[]): Promise<string | undefined> {
+    try {
+      await this.postAll(target, rest);
+      return undefined;
+    } catch (error) {
+      this.options.logger.warn(
+        { err: describeError(error), channel: target.channel },
+        "slack took the file but refused the rest of its caption",
+      );
+      return `after its first part: ${slackErrorCode(error) ?? describeError(error)}`;
     }
   }
 
@@ -143,15 +168,17 @@ export class SlackMessenger implements Messenger {
     const filename = file.name;
     try {
       const data = await readFile(file.path);
-      const comment = caption
-        ? clip(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
-        : undefined;
-      const { captionError } = await uploadFile(
+      // Converted, a caption can run past one message (& is &amp;): what follows its first
+      // message is posted after it, as send_message's text is, never cut.
+      const [comment, ...rest] = caption ? messagesOf(caption) : [];
+      let { captionError } = await uploadFile(
         this.options.clients.api,
         target,
         { data, name: filename, ...(comment ? { comment } : {}) },
         this.options.logger,
       );
+      if (captionError === undefined && rest.length > 0)
+        captionError = await this.postCaptionRest(target, rest);
       const where = target.thread ? "this thread" : target.channel;
       return {
         ok: true,

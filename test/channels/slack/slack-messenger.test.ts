@@ -158,6 +158,18 @@ describe("SlackMessenger", () => {
     expect(upload!.received).toBeGreaterThanOrEqual(8);
   });
 
+  it("posts a caption that escaping makes longer than one message whole, in messages after the file", async () => {
+    const path = join(dir, "report.csv");
+    await writeFile(path, "a,b\n1,2\n");
+    // 1,024 characters the schema allows; escaped (&amp;), 5,120, past one message.
+    const result = await messenger.sendFile(from, { path, name: "report.csv" }, "&".repeat(1_024));
+    expect(result).toEqual({ ok: true, where: "this thread" });
+    const [message, ...captions] = fake.state.botMessages("D1", from.thread);
+    expect(message?.files?.[0]?.title).toBe("report.csv");
+    expect(captions.length).toBeGreaterThan(1);
+    expect(captions.map((caption) => caption.text).join("")).toBe("&amp;".repeat(1_024));
+  });
+
   it("reports the file as sent when Slack takes it but refuses its caption, saying not to send it again", async () => {
     const path = join(dir, "report.csv");
     await writeFile(path, "a,b\n1,2\n");
