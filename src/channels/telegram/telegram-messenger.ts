@@ -95,11 +95,20 @@ export class TelegramMessenger implements Messenger {
   async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
     const address = addressOf(target);
     const shortCaption = caption && clip(caption, CAPTION_LIMIT);
+    // What the cut left off (clip ends a cut caption in "…"): the model is told, not to believe it went out.
+    const unsent = shortCaption && shortCaption !== caption ? caption.length - (shortCaption.length - 1) : 0;
     try {
       await new ChatSender(this.api, address, this.logger).document(file.path, file.name, {
         caption: shortCaption,
       });
-      return { ok: true, where: describe(address) };
+      const where = describe(address);
+      return {
+        ok: true,
+        where:
+          unsent === 0
+            ? where
+            : `${where}, but its caption was cut at Telegram's ${CAPTION_LIMIT} characters: its last ${unsent} were not sent`,
+      };
     } catch (error) {
       return { ok: false, error: `Telegram refused the file: ${errorText(error)}` };
     }

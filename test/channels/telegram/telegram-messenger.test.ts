@@ -184,8 +184,13 @@ describe("TelegramMessenger", () => {
     await writeFile(path, "the report");
     // The cut at 1,023 falls between the emoji's two halves: the whole emoji is left off.
     const caption = `${"c".repeat(1022)}😀 and the rest`;
-    expect((await channel.messenger.sendFile(topic, { path, name: "report.txt" }, caption)).ok).toBe(true);
+    const result = await channel.messenger.sendFile(topic, { path, name: "report.txt" }, caption);
+    expect(result.ok).toBe(true);
     expect(tg.callsOf("sendDocument")[0]!.params.caption).toBe(`${"c".repeat(1022)}…`);
+    // The model is told what did not go out: the emoji (two UTF-16 units) and " and the rest".
+    expect(result).toMatchObject({
+      where: expect.stringMatching(/caption was cut .*its last 15 were not sent/),
+    });
   });
 });
 
