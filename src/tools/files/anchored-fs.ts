@@ -62,6 +62,12 @@ function swapped(shown: string): UnsafeFileError {
   );
 }
 
+/**
+ * Most entries of one folder list_files and the search without ripgrep read (someEntries): reading
+ * and sorting all of one a command filled with millions held the event loop for seconds.
+ */
+export const FOLDER_ENTRIES_READ = 10_000;
+
 /** A directory held open; children are opened relative to it. */
 export class AnchoredDir {
   private constructor(

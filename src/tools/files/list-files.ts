@@ -11,7 +11,7 @@ import type { Dirent } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
-import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
+import { type AnchoredDir, FOLDER_ENTRIES_READ, openChecked, openCheckedDir } from "./anchored-fs.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 
@@ -61,7 +61,7 @@ function crowdedNote(crowded: readonly string[], maxFolderEntries: number): stri
 /** Build the list_files tool. */
 export function createListFilesTool(options: ListFilesOptions) {
   const maxEntries = options.maxEntries ?? 500;
-  const maxFolderEntries = options.maxFolderEntries ?? 10_000;
+  const maxFolderEntries = options.maxFolderEntries ?? FOLDER_ENTRIES_READ;
   const defaultDepth = options.defaultDepth ?? 2;
   const maxDepth = options.maxDepth ?? 8;
   return defineTool({

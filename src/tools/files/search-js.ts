@@ -18,7 +18,13 @@
 import path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { RE2JS } from "re2js";
-import { type AnchoredDir, openChecked, openCheckedDir, readUpTo } from "./anchored-fs.js";
+import {
+  type AnchoredDir,
+  FOLDER_ENTRIES_READ,
+  openChecked,
+  openCheckedDir,
+  readUpTo,
+} from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
 import { matchText, type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
@@ -72,7 +78,7 @@ function seenChars(regex: RE2JS, maxLineChars: number): number {
 export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = {}): Promise<SearchMatch[]> {
   const timeLimitMs = limits.timeLimitMs ?? 30_000;
   const sliceMs = limits.sliceMs ?? 10;
-  const maxFolderEntries = limits.maxFolderEntries ?? 10_000;
+  const maxFolderEntries = limits.maxFolderEntries ?? FOLDER_ENTRIES_READ;
   const regex = compile(query.pattern);
   const maxLineChars = seenChars(regex, limits.maxLineChars ?? 10_000);
   const isMatch = query.glob ? globMatcher(query.glob) : () => true;
