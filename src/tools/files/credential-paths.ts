@@ -1,10 +1,10 @@
 /**
  * Credential files the file tools never read, write, upload or search: environment secrets
  * (`.env`, `.env.local`, … but not `.env.example`; direnv's `.envrc`, Cloudflare's `.dev.vars`),
- * private keys (`id_rsa`, `*.pem`, `*.key`, …)
- * and credential stores (`.netrc`, `.npmrc`, `.git-credentials`, `.my.cnf`, `.aws/credentials`,
- * `.cargo/credentials.toml`, anything under `.ssh/` or `.gnupg/`, …). The rules look at the components of a *real* path (after `..`,
- * `.`, trailing slashes and symlinks are resolved), so no spelling of a path slips past them.
+ * private keys (`id_rsa`, `*.pem`, `*.key`, …) and credential stores (`.netrc`, `.npmrc`,
+ * `.git-credentials`, `.my.cnf`, `.aws/credentials`, `.cargo/credentials.toml`, anything under
+ * `.ssh/` or `.gnupg/`, …). The rules look at the components of a *real* path (after `..`, `.`,
+ * trailing slashes and symlinks are resolved), so no spelling of a path slips past them.
  */
 import path from "node:path";
 
