@@ -9,7 +9,11 @@ import type { ThreadTarget } from "./thread-target.js";
 
 /** Renders one running turn's events into the thread. */
 export interface TurnRenderer {
-  handle(event: AgentEvent): Promise<void>;
+  /**
+   * Take in one event: a promise when there is something to wait for, else undefined (a renderer
+   * that only folds the event into its view; awaiting a settled promise costs a promise and a tick).
+   */
+  handle(event: AgentEvent): Promise<void> | undefined;
   /** The turn is over (after `turn-completed`, or abandoned): flush everything. */
   close(): Promise<void>;
 }

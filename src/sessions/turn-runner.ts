@@ -24,7 +24,7 @@ export class TurnStartNotSaved extends Error {
 }
 
 /** A renderer that drops everything (no output registered for the platform). */
-const SILENT: TurnRenderer = { handle: async () => undefined, close: async () => undefined };
+const SILENT: TurnRenderer = { handle: () => undefined, close: async () => undefined };
 
 /**
  * Consume `events`, rendering each; resolves when the stream ends. With `saved` (the write of the
@@ -73,7 +73,9 @@ export async function driveTurn(input: {
       quiet ||= input.quiet?.() === true;
       if (quiet) continue;
       try {
-        await renderer.handle(event);
+        // Awaited only when the renderer has something to wait for (TurnRenderer.handle).
+        const handled = renderer.handle(event);
+        if (handled) await handled;
       } catch (error) {
         logger.warn({ err: error, event: event.type }, "rendering an event failed");
       }

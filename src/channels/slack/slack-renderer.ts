@@ -99,8 +99,6 @@ export interface RendererOptions extends RenderSettings {
 }
 
 const THINKING = "is thinking…";
-/** What `handle` returns: it has nothing to wait for. */
-const HANDLED: Promise<void> = Promise.resolve();
 
 /** The thinking status for what the agent is doing ("" hides it while the turn waits for a person). */
 function statusOf(activity: Activity): string {
@@ -195,15 +193,15 @@ export class SlackTurnRenderer implements TurnRenderer {
   }
 
   /** Fold the event into the view; Slack is called later, by the pacer (so nothing is awaited here). */
-  handle(event: AgentEvent): Promise<void> {
-    if (this.closing) return HANDLED;
+  handle(event: AgentEvent): undefined {
+    if (this.closing) return undefined;
     const before = this.turn;
     const view = foldTurn(before, event);
     this.turn = view;
     if (view.activity !== before.activity) this.indicator?.set(statusOf(view.activity));
     if (this.native) this.feedNative(this.native, event, before, view);
     if (!showsNothing(event)) this.pacer.changed();
-    return HANDLED;
+    return undefined;
   }
 
   /** Queue what the event adds to the native stream: text, task cards, notes. */

@@ -68,8 +68,6 @@ const OUTCOME_WORDS: Readonly<Partial<Record<ToolLine["status"], string>>> = {
   interrupted: TOOL_OUTCOME_WORDS.interrupted,
   not_started: TOOL_OUTCOME_WORDS.not_started,
 };
-/** What `handle` returns: the event is folded in by then. */
-const HANDLED: Promise<void> = Promise.resolve();
 /** What `close` resolves with once the answer is delivered: nothing. */
 const DELIVERED = (): void => undefined;
 const MAX_TOOL_LINES = 6;
@@ -266,10 +264,10 @@ export class TelegramTurnRenderer implements TurnRenderer {
   }
 
   /** Folds `event` in at once (no promise of its own: an event is handled as it is passed). */
-  handle(event: AgentEvent): Promise<void> {
+  handle(event: AgentEvent): undefined {
     this.turn = foldTurn(this.turn, event);
     if (this.turn.outcome.kind === "running") this.live.show(this.view);
-    return HANDLED;
+    return undefined;
   }
 
   /** The live view's status lines, at most MAX_STATUS_CHARS visible characters. */

@@ -52,7 +52,7 @@ export class FakeService extends RecordingService {
     const renderer: TurnRenderer = output.beginTurn({ sessionId: "s1", turnId });
     await script({
       message,
-      emit: (event) => renderer.handle(agentEvent(event)),
+      emit: async (event) => renderer.handle(agentEvent(event)),
       ask: async (card) => {
         // Like the session layer: the pending item exists before the card is shown.
         const answered = new Promise<string>((resolve) => {
