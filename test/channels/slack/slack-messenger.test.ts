@@ -7,6 +7,7 @@ import { captionNotPosted, SlackMessenger } from "../../../src/channels/slack/sl
 import type { Caller, ThreadTarget } from "../../../src/core/thread-target.js";
 import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import type { ApiCall } from "../../fakes/fake-slack/state.js";
 import { clientsFor } from "./support.js";
 
 let fake: FakeSlack;
@@ -168,6 +169,24 @@ describe("SlackMessenger", () => {
     expect(message?.files?.[0]?.title).toBe("report.csv");
     expect(captions.length).toBeGreaterThan(1);
     expect(captions.map((caption) => caption.text).join("")).toBe("&amp;".repeat(1_024));
+  });
+
+  it("says the caption is not all posted when Slack refuses a message after its first", async () => {
+    const path = join(dir, "report.csv");
+    await writeFile(path, "a,b\n1,2\n");
+    // The caption's first message goes up; the next post is refused.
+    const refuseNext = (call: ApiCall) => {
+      if (call.method !== "chat.postMessage") return;
+      fake.state.off("call", refuseNext);
+      fake.state.fail("chat.postMessage", "restricted_action");
+    };
+    fake.state.on("call", refuseNext);
+    const result = await messenger.sendFile(from, { path, name: "report.csv" }, "&".repeat(1_024));
+    expect(result).toEqual({
+      ok: true,
+      where: `this thread, ${captionNotPosted("after its first part: restricted_action")}`,
+    });
+    expect(fake.state.botMessages("D1", from.thread)).toHaveLength(2);
   });
 
   it("reports the file as sent when Slack takes it but refuses its caption, saying not to send it again", async () => {
