@@ -7,6 +7,7 @@ import { cleanEnv } from "../../src/tools/shell/clean-env.js";
 import { createRunCommandTool, type RunCommandOptions } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { call, makeContext, type TestContext, tempDir } from "./support/tool-context.js";
+import { quickRunCommand } from "./support/quick-run-command.js";
 
 let ws: string;
 let cleanup: () => Promise<void>;
@@ -18,13 +19,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-const tool = (options: Partial<RunCommandOptions> = {}) =>
-  createRunCommandTool({
-    paths: createWorkspacePaths({ root: ws }),
-    killGraceMs: 300,
-    drainMs: 200,
-    ...options,
-  });
+const tool = (options: Partial<RunCommandOptions> = {}) => quickRunCommand(ws, options);
 
 /** Live (non-zombie) processes in a group, read with ps — independent of the code under test. */
 function liveMembers(pgid: number): string[] {

@@ -7,11 +7,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
 import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv } from "../../src/tools/shell/resource-limits.js";
-import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { quickRunCommand } from "./support/quick-run-command.js";
 
 let ws: string;
 let data: string;
@@ -33,17 +32,8 @@ afterEach(async () => {
 });
 
 const run = async (command: string) =>
-  (
-    await call(
-      createRunCommandTool({
-        paths: createWorkspacePaths({ root: ws }),
-        killGraceMs: 300,
-        drainMs: 200,
-        sandbox: bubblewrapBackend({ hidden: [data, config] }),
-      }),
-      { command },
-    )
-  ).output;
+  (await call(quickRunCommand(ws, { sandbox: bubblewrapBackend({ hidden: [data, config] }) }), { command }))
+    .output;
 
 describe("the sandbox's /proc/1/cmdline", () => {
   it("shows none of bwrap's options: no host path of a covered file, no mount", async () => {

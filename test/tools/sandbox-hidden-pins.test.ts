@@ -6,10 +6,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
-import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { quickRunCommand } from "./support/quick-run-command.js";
 
 let ws: string;
 let cleanup: () => Promise<void>;
@@ -26,12 +25,7 @@ afterEach(async () => {
 });
 
 const tool = () =>
-  createRunCommandTool({
-    paths: createWorkspacePaths({ root: ws }),
-    killGraceMs: 300,
-    drainMs: 200,
-    sandbox: bubblewrapBackend({ hidden: [path.join(ws, "outer", "state", "data")] }),
-  });
+  quickRunCommand(ws, { sandbox: bubblewrapBackend({ hidden: [path.join(ws, "outer", "state", "data")] }) });
 
 describe("hidden paths inside the workspace", () => {
   it("cannot be uncovered by renaming a folder above them between commands", async () => {

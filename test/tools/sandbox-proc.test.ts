@@ -6,10 +6,9 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
-import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { quickRunCommand } from "./support/quick-run-command.js";
 
 let ws: string;
 let cleanup: () => Promise<void>;
@@ -25,17 +24,7 @@ afterEach(async () => {
 });
 
 const run = async (command: string) =>
-  (
-    await call(
-      createRunCommandTool({
-        paths: createWorkspacePaths({ root: ws }),
-        killGraceMs: 300,
-        drainMs: 200,
-        sandbox: bubblewrapBackend(),
-      }),
-      { command },
-    )
-  ).output;
+  (await call(quickRunCommand(ws, { sandbox: bubblewrapBackend() }), { command })).output;
 
 describe("the sandbox's /proc", () => {
   it("shows /proc/sys read-only, also to root (kernel.core_pattern cannot be set)", async () => {

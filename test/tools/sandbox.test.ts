@@ -7,12 +7,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { shellSandboxCheck } from "../../src/cli/doctor-shell-check.js";
 import { configSchema } from "../../src/config/schema.js";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
 import { credentialLikeEntries } from "../../src/tools/shell/etc-secrets.js";
-import { createRunCommandTool, type RunCommandOptions } from "../../src/tools/shell/run-command.js";
+import type { RunCommandOptions } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { call, makeContext, tempDir } from "./support/tool-context.js";
+import { quickRunCommand } from "./support/quick-run-command.js";
 
 let base: string;
 let ws: string;
@@ -44,10 +44,7 @@ afterEach(async () => {
 });
 
 const tool = (options: Partial<RunCommandOptions> = {}) =>
-  createRunCommandTool({
-    paths: createWorkspacePaths({ root: ws }),
-    killGraceMs: 300,
-    drainMs: 200,
+  quickRunCommand(ws, {
     sandbox: bubblewrapBackend({ hidden: [data, path.join(base, ".env")] }),
     ...options,
   });

@@ -16,13 +16,12 @@ import { configSchema } from "../../src/config/schema.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import { skillSources } from "../../src/skills/skill-library.js";
 import { SkillLoader } from "../../src/skills/skill-loader.js";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
-import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { MAX_LOCKED_ENTRIES } from "../../src/tools/shell/steering-link-locks.js";
 import { spawnPlanSync } from "./support/spawn-plan.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
+import { quickRunCommand } from "./support/quick-run-command.js";
 
 let base: string;
 let ws: string;
@@ -37,13 +36,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-const tool = (sandbox = bubblewrapBackend()) =>
-  createRunCommandTool({
-    paths: createWorkspacePaths({ root: ws }),
-    killGraceMs: 300,
-    drainMs: 200,
-    sandbox,
-  });
+const tool = (sandbox = bubblewrapBackend()) => quickRunCommand(ws, { sandbox });
 
 const run = (command: string, sandbox = bubblewrapBackend()) =>
   call(tool(sandbox), { command }, makeContext({ root: ws }));
