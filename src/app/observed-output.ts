@@ -47,14 +47,20 @@ class ObservedRenderer implements TurnRenderer {
     metrics.turnStarted(platform);
   }
 
-  async handle(event: AgentEvent): Promise<void> {
+  /** Counts the event, then hands it on: a promise only when the inner renderer returns one. */
+  handle(event: AgentEvent): Promise<void> | undefined {
     this.observe(event);
+    let handled: Promise<void> | undefined;
     try {
-      await this.inner.handle(event);
+      handled = this.inner.handle(event);
     } catch (error) {
       this.metrics.error(this.platform);
       throw error;
     }
+    return handled?.catch((error: unknown) => {
+      this.metrics.error(this.platform);
+      throw error;
+    });
   }
 
   async close(): Promise<void> {

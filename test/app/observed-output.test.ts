@@ -128,6 +128,24 @@ describe("observeOutputs", () => {
     expect(await metric("coworker_turns_total", { platform: "slack", status: "error" })).toBe(1);
   });
 
+  it("hands on a renderer's undefined as undefined (nothing to wait for), and counts a renderer that throws", async () => {
+    const { inner, output, metric } = setup();
+    const broken = new Error("render failed");
+    let fail = false;
+    inner.beginTurn = () => ({
+      handle: () => {
+        if (fail) throw broken;
+        return undefined;
+      },
+      close: async () => undefined,
+    });
+    const renderer = output.beginTurn(IDS);
+    expect(renderer.handle(permission("c1"))).toBeUndefined();
+    fail = true;
+    expect(() => renderer.handle(completed("completed"))).toThrow(broken);
+    expect(await metric("coworker_errors_total", { area: "slack" })).toBe(1);
+  });
+
   it("keeps tool labels bounded: a tool the model made up is counted as unknown", async () => {
     const { output, metric, metrics } = setup();
     const renderer = output.beginTurn(IDS);
