@@ -3,13 +3,15 @@
  * across all their conversations (saying where each posts), one card each with a Cancel button;
  * `cancel_task <id>` cancels one (or anyone's, for an approver) — from any conversation with the
  * bot. The canceller handles those Cancel presses. In a conversation several people share, the
- * listing shows only the tasks posting there (ModuleCommands.listing reads each item's `here`), and a
- * refused `cancel_task` names only those, not the person's tasks in every conversation.
+ * listing shows only the tasks posting there (ModuleCommands.listing reads each item's `here`), a
+ * refused `cancel_task` names only those, not the person's tasks in every conversation, and a
+ * successful one (or a card's Cancel) names where the task posted only when it posted there.
  */
 import { isSharedThread, sessionKeyOf } from "../core/thread-target.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { ScheduleService } from "./schedule-service.js";
+import { shownIn } from "./task-text.js";
 
 /** What the commands need; `refreshFor` brings in other processes' tasks first. */
 type Listing = Pick<ScheduleService, "refreshFor" | "listFor" | "linesFor" | "cancel">;
@@ -43,13 +45,13 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
       minArgs: 1,
       maxArgs: 1,
       run: async ({ sessionId, target, user, args }) => {
-        const actor = { platform: target.platform, userId: user.id, sessionId };
+        const actor = { platform: target.platform, userId: user.id, sessionId, asking: target };
         const id = args[0] ?? "";
         const outcome = await service.cancel(actor, id);
         if (outcome.ok || !isSharedThread(target)) return outcome.message;
         const here = service
           .listFor(actor)
-          .filter((task) => sessionKeyOf(task.target) === sessionKeyOf(target))
+          .filter((task) => shownIn(task, target))
           .map((task) => task.id);
         return `You have no scheduled task ${id}. Yours in this conversation: ${here.join(", ") || "none"} (send schedules in a direct message with me to see all of yours).`;
       },
@@ -61,6 +63,7 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
 export function scheduleCanceller(service: Pick<ScheduleService, "cancel">): ItemCanceller {
   return {
     prefixes: ["tsk_", "wak_"],
-    cancel: (platform, user, id) => service.cancel({ platform, userId: user.id }, id),
+    cancel: (target, user, id) =>
+      service.cancel({ platform: target.platform, userId: user.id, asking: target }, id),
   };
 }

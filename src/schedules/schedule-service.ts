@@ -41,7 +41,7 @@ import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-set
 import { type Plan, planTask, type ScheduleArgs } from "./task-planner.js";
 import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
-import { creationPreview, describeSchedule, refusalPreview, taskLines } from "./task-text.js";
+import { creationPreview, describeSchedule, refusalPreview, shownIn, taskLines } from "./task-text.js";
 import { limitRefusal } from "./task-limits.js";
 import { type ChainRun, WakeChains } from "./wake-chains.js";
 import { type NewWakeArgs, WakeLater } from "./wake-later.js";
@@ -66,6 +66,11 @@ export interface Actor {
   readonly userId: string;
   /** The conversation asking (its tasks read "this conversation"). */
   readonly sessionId?: string;
+  /**
+   * Where the asking conversation is: a cancel's reply names where the task posted only when it
+   * may be shown there (task-text.ts shownIn); without it, the reply names it.
+   */
+  readonly asking?: ThreadTarget;
 }
 
 /**
@@ -276,7 +281,12 @@ export class ScheduleService {
     const { task } = target;
     await this.registry.remove(task.id);
     this.runs.disarm(task.id);
-    const where = task.sessionId === actor.sessionId ? "this conversation" : placeOf(task.target);
+    const where =
+      task.sessionId === actor.sessionId
+        ? "this conversation"
+        : actor.asking === undefined || shownIn(task, actor.asking)
+          ? placeOf(task.target)
+          : "another conversation";
     return {
       ok: true,
       message: `Cancelled ${task.kind === "wake" ? "wake-up" : "task"} ${task.id} (posted in ${where}).`,

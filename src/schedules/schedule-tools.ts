@@ -239,5 +239,10 @@ function promptAuthorOf(context: ToolContext): PromptAuthor {
 
 /** The person behind a caller, asking from the caller's conversation. */
 export function actorOf(caller: Caller) {
-  return { platform: caller.target.platform, userId: caller.requester.id, sessionId: caller.sessionId };
+  return {
+    platform: caller.target.platform,
+    userId: caller.requester.id,
+    sessionId: caller.sessionId,
+    asking: caller.target,
+  };
 }

@@ -13,11 +13,20 @@
 import { markdownLiteral } from "../core/person-text.js";
 import { literalLine } from "../core/one-line.js";
 import { clip } from "../core/surrogate-pairs.js";
-import type { ThreadTarget } from "../core/thread-target.js";
+import { isSharedThread, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 import { formatIn, nextOccurrences } from "./occurrences.js";
 import type { ScheduledTask, TaskSchedule } from "./scheduled-task.js";
+
+/**
+ * Whether a reply in `asking`'s conversation may name `task` and where it posts: always in a
+ * conversation only its person reads, and in a shared one only when the task posts there (its
+ * other conversations, a DM or a private channel, are not for the people reading it).
+ */
+export function shownIn(task: Pick<ScheduledTask, "target">, asking: ThreadTarget): boolean {
+  return !isSharedThread(asking) || sessionKeyOf(task.target) === sessionKeyOf(asking);
+}
 
 /** Timezone a schedule's times are shown in. */
 export function zoneOf(schedule: TaskSchedule, fallback: string): string {

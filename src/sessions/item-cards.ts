@@ -24,8 +24,11 @@ export interface ListedItem {
 /** How a module cancels the items whose ids start with one of its prefixes. */
 export interface ItemCanceller {
   readonly prefixes: readonly string[];
-  /** Cancel for `user` (who must own the item, or be an approver); the reply to show. */
-  cancel(platform: string, user: PlatformUser, id: string): Promise<{ ok: boolean; message: string }>;
+  /**
+   * Cancel for `user` (who must own the item, or be an approver), pressed in `target`'s
+   * conversation (a shared one is not shown where a private item was); the reply to show.
+   */
+  cancel(target: ThreadTarget, user: PlatformUser, id: string): Promise<{ ok: boolean; message: string }>;
 }
 
 const CANCEL = "cancel";
@@ -78,7 +81,7 @@ export class ItemCards {
     const canceller = this.cancellerOf(press.pendingId);
     if (!canceller || press.action !== CANCEL)
       return { status: "invalid", message: "That button is not valid." };
-    const outcome = await canceller.cancel(press.platform, press.user, press.pendingId);
+    const outcome = await canceller.cancel(press.pressedIn, press.user, press.pendingId);
     if (!outcome.ok) return { status: "not_allowed", message: outcome.message };
     const posted = this.posted.get(press.pendingId);
     if (posted) {

@@ -90,6 +90,10 @@ export function subscriptionCommands(
 export function subscriptionCanceller(service: Pick<SubscriptionService, "remove">): ItemCanceller {
   return {
     prefixes: ["sub_"],
-    cancel: (platform, user, id) => service.remove({ sessionId: "", platform, userId: user.id }, id),
+    cancel: (target, user, id) =>
+      service.remove(
+        { sessionId: "", platform: target.platform, userId: user.id, shared: isSharedThread(target) },
+        id,
+      ),
   };
 }

@@ -18,6 +18,16 @@ export type Removal =
   | { readonly ok: false; readonly message: string };
 
 /**
+ * Whether a reply to `owner` may name `subscription` (its channel, the conversation it wakes):
+ * always in a conversation only its person reads, and in a shared one only when it wakes that
+ * conversation (the person's other conversations, their DM or a private channel, are not for the
+ * people reading it).
+ */
+export function shownTo(owner: SubscriptionOwner, subscription: Subscription): boolean {
+  return owner.shared !== true || subscription.sessionId === owner.sessionId;
+}
+
+/**
  * The one subscription named by `channel` (a subscription id, a channel id, "#name" or name,
  * "chat:topic") that `owner`'s request ends, given the person's own subscriptions (`mine`, the
  * registry refreshed) and the configured `approvers`; else the refusal.
@@ -67,7 +77,7 @@ function notRemoved(
   mine: readonly Subscription[],
   owner: SubscriptionOwner,
 ): string {
-  const shown = owner.shared ? mine.filter((s) => s.sessionId === owner.sessionId) : mine;
+  const shown = mine.filter((s) => shownTo(owner, s));
   const known =
     shown
       .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, owner.sessionId)})`)

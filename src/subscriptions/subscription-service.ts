@@ -43,7 +43,7 @@ import {
 } from "./subscription.js";
 import { SharedCatalog } from "./shared-catalog.js";
 import { subscribeChannel } from "./subscribe-channel.js";
-import { findRemoval, type Removal } from "./subscription-removal.js";
+import { findRemoval, type Removal, shownTo } from "./subscription-removal.js";
 import { FailureNotices } from "./failure-notices.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
@@ -259,6 +259,11 @@ export class SubscriptionService {
     const { subscription } = removal;
     await this.close(subscription);
     const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorShown(subscription)}'s subscription)`;
+    if (!shownTo(owner, subscription))
+      return {
+        ok: true,
+        message: `Unsubscribed ${subscription.id}${whose}; it no longer wakes the conversation it was made in.`,
+      };
     return {
       ok: true,
       message: `Unsubscribed from ${channelLabel(subscription.channelRef)}${whose}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,

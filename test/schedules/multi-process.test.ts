@@ -101,7 +101,7 @@ describe("scheduled tasks across processes on one store", () => {
     expect(reply.items.map((item) => item.id)).toEqual([first, second]);
     expect(reply.items.map((item) => item.here)).toEqual([true, false]);
 
-    const outcome = await scheduleCanceller(b.service).cancel("slack", ANA_HOME.requester, first);
+    const outcome = await scheduleCanceller(b.service).cancel(ANA_HOME.target, ANA_HOME.requester, first);
     expect(outcome).toMatchObject({ ok: true, message: expect.stringContaining(`Cancelled task ${first}`) });
     expect((await listing(a, ANA_HOME)).items.map((item) => item.id)).toEqual([second]);
 

@@ -3,11 +3,12 @@
  * in a conversation several people share shows only the items that belong to it: a task Ana made
  * in her DM is not posted as a card in a group, the reply counts it and says where to see it. In
  * her DM she sees everything. A refused `cancel_task` in the group names none of her tasks from
- * elsewhere. Items a command does not mark as this conversation's are never shown in a shared one.
+ * elsewhere, and a successful one (typed, or a card's Cancel) does not name the DM the task posted
+ * in; in the DM it does. Items a command does not mark as this conversation's are never shown in a shared one.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Caller, PlatformUser, ThreadTarget } from "../../src/core/thread-target.js";
-import { scheduleCommands } from "../../src/schedules/schedule-commands.js";
+import { scheduleCanceller, scheduleCommands } from "../../src/schedules/schedule-commands.js";
 import type { ExtraCommand } from "../../src/sessions/extra-commands.js";
 import {
   type Harness as ScheduleHarness,
@@ -124,6 +125,30 @@ describe("a typed listing in a shared conversation", () => {
     expect(refusal).not.toContain(elsewhere);
     await h.manager.receive(message("cancel_task tsk_000000000000", { target: DM, user: ANA }));
     expect(h.outputs.for(DM).texts[0]).toContain(elsewhere);
+  });
+
+  it("a cancel_task that succeeds in the group does not name the DM the task posted in; in the DM it does", async () => {
+    const h = await open();
+    const fromGroup = await created(DM, "summarise my salary negotiation notes");
+    await h.manager.receive(message(`cancel_task ${fromGroup}`, { target: GROUP, user: ANA }));
+    const [done] = h.outputs.for(GROUP).texts;
+    expect(done).toContain(`Cancelled task ${fromGroup} (posted in another conversation)`);
+    expect(shownIn(h, GROUP)).not.toContain("chat 42");
+
+    const fromDm = await created(DM, "summarise my salary negotiation notes");
+    await h.manager.receive(message(`cancel_task ${fromDm}`, { target: DM, user: ANA }));
+    expect(h.outputs.for(DM).texts[0]).toContain(`Cancelled task ${fromDm} (posted in telegram chat 42)`);
+  });
+
+  it("a card's Cancel pressed in the group does not name the DM the task posted in", async () => {
+    const h = await open();
+    const id = await created(DM, "summarise my salary negotiation notes");
+    const result = await scheduleCanceller(schedules!.service).cancel(GROUP, ANA, id);
+    expect(result).toEqual({ ok: true, message: `Cancelled task ${id} (posted in another conversation).` });
+    const other = await created(DM, "summarise my salary negotiation notes");
+    const inDm = await scheduleCanceller(schedules!.service).cancel(DM, ANA, other);
+    expect(inDm.message).toContain("posted in telegram chat 42");
+    expect(h.outputs.for(GROUP).texts).toEqual([]);
   });
 
   it("never shows, in a shared conversation, items a command does not mark as this one's", async () => {

@@ -2,11 +2,12 @@
  * The typed `subscriptions` and `unsubscribe` commands in a conversation several people share
  * mark only the subscriptions that wake it as this conversation's (the listing posts cards only
  * for those), and a refused `unsubscribe` there names none of the person's subscriptions from
- * their other conversations; in the person's DM both show everything, as before.
+ * their other conversations, nor does a successful one or a card's Cancel name a subscription
+ * waking their DM; in the person's DM both show everything, as before.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Caller } from "../../src/core/thread-target.js";
-import { subscriptionCommands } from "../../src/subscriptions/session-wake.js";
+import { subscriptionCanceller, subscriptionCommands } from "../../src/subscriptions/session-wake.js";
 import { ALICE, type Harness, HOME, openHarness } from "./support.js";
 
 /** Alice in her DM with the bot. */
@@ -59,5 +60,30 @@ describe("typed subscription commands in a shared thread", () => {
     const inDm = await unsubscribe!.run(callOf(ALICE_DM, ["#nothing"]));
     expect(inDm).toContain(dmSub!.id);
     expect(inDm).toContain(threadSub!.id);
+  });
+
+  it("a successful unsubscribe (typed, or a card's Cancel) does not name a DM's subscription there", async () => {
+    h = await openHarness();
+    for (const channel of ["#deploys", "#home"])
+      expect((await h.service.subscribe(ALICE_DM, { channel, instructions: "my private plan" })).ok).toBe(
+        true,
+      );
+    const [typed, pressed] = await h.service.listFor(ALICE_DM.sessionId);
+    const [, unsubscribe] = subscriptionCommands(h.service);
+
+    const done = await unsubscribe!.run(callOf(ALICE, [typed!.id]));
+    expect(done).toBe(`Unsubscribed ${typed!.id}; it no longer wakes the conversation it was made in.`);
+    const card = await subscriptionCanceller(h.service).cancel(ALICE.target, ALICE.requester, pressed!.id);
+    expect(card).toEqual({
+      ok: true,
+      message: `Unsubscribed ${pressed!.id}; it no longer wakes the conversation it was made in.`,
+    });
+
+    // In her DM a success names the channel and the conversation.
+    expect((await h.service.subscribe(ALICE_DM, { channel: "#deploys" })).ok).toBe(true);
+    const [again] = await h.service.listFor(ALICE_DM.sessionId);
+    const inDm = await subscriptionCanceller(h.service).cancel(ALICE_DM.target, ALICE.requester, again!.id);
+    expect(inDm.message).toContain("Unsubscribed from #deploys");
+    expect(inDm.message).toContain("D1ALICE");
   });
 });
