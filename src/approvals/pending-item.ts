@@ -128,13 +128,12 @@ export interface PendingPlan extends PendingCommon {
 export type PendingItem = PendingApproval | PendingQuestion | PendingPlan;
 
 /**
- * A fresh unguessable id: base64url of 15 random bytes (20 chars, fits Telegram callback_data),
- * drawn again when it starts like a standing item's id ("tsk_", "sub_"): the session layer sends a
- * press on such an id to the item cards' Cancel, and the card could never be decided.
+ * A fresh unguessable id: base64url of 15 random bytes (20 chars, fits Telegram callback_data).
+ * It may start like a standing item's id ("tsk_"): item cards take a press only on an id their
+ * module knows whole (sessions/item-cards.ts), so its presses still reach the pending item.
  */
 export function newPendingId(): string {
-  const id = randomBytes(15).toString("base64url");
-  return /^[a-z]{3}_/.test(id) ? newPendingId() : id;
+  return randomBytes(15).toString("base64url");
 }
 
 export { callHash, canonicalJson } from "../engine/call-identity.js";

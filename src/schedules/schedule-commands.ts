@@ -10,6 +10,7 @@
 import { isSharedThread, sessionKeyOf } from "../core/thread-target.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
+import { isTaskId } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 import { shownIn } from "./task-text.js";
 
@@ -62,7 +63,7 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
 /** Cancels tasks and wake-ups from their listing cards (owner or approver, as the service decides). */
 export function scheduleCanceller(service: Pick<ScheduleService, "cancel">): ItemCanceller {
   return {
-    prefixes: ["tsk_", "wak_"],
+    isItem: isTaskId,
     cancel: (target, user, id) =>
       service.cancel({ platform: target.platform, userId: user.id, asking: target }, id),
   };

@@ -89,9 +89,12 @@ export const taskScheduleSchema: z.ZodType<TaskSchedule> = z.discriminatedUnion(
   }),
 ]);
 
+/** The whole shape of a task's or wake-up's id (newTaskId): "tsk_" or "wak_" + 12 hex digits. */
+const TASK_ID = /^(tsk|wak)_[0-9a-f]{12}$/;
+
 /** A stored ScheduledTask (the `data` of its versioned record). */
 export const scheduledTaskSchema: z.ZodType<ScheduledTask> = z.object({
-  id: z.string().regex(/^(tsk|wak)_[0-9a-f]{12}$/),
+  id: z.string().regex(TASK_ID),
   kind: z.enum(["task", "wake"]),
   sessionId: z.string().min(1).max(180),
   target: threadTargetSchema,
@@ -113,6 +116,11 @@ export const scheduledTaskSchema: z.ZodType<ScheduledTask> = z.object({
 /** A fresh id: "tsk_" (tasks) or "wak_" (wake-ups) + 12 hex digits. */
 export function newTaskId(kind: TaskKind): string {
   return `${kind === "task" ? "tsk" : "wak"}_${randomBytes(6).toString("hex")}`;
+}
+
+/** Whether `id` is, whole, a task's or a wake-up's id (newTaskId), not merely starting like one. */
+export function isTaskId(id: string): boolean {
+  return TASK_ID.test(id);
 }
 
 /** Whether `id` names a wake-up (newTaskId("wake")) rather than a scheduled task. */

@@ -1,8 +1,10 @@
 /**
  * Item cards: a person's standing items (scheduled tasks, channel subscriptions) listed by a
  * thread command, one card each with a Cancel button. The module that owns an item kind registers
- * an ItemCanceller for its id prefixes; a press is routed to it (it decides who may cancel: the
- * item's owner, or an approver), and an accepted cancel marks the card "Cancelled by …". Cards
+ * an ItemCanceller that knows its items' ids whole (never by how they start: a pending card's
+ * random id may start like "tsk_", and its presses must reach the approvals); a press is routed
+ * to it (it decides who may cancel: the item's owner, or an approver), and an accepted cancel
+ * marks the card "Cancelled by …". Cards
  * posted by this process are remembered (in memory) so they can be updated; a press on an older
  * card (from before a restart) still cancels, but that card keeps its button.
  */
@@ -15,15 +17,16 @@ import { LruCache } from "../core/lru-cache.js";
 
 /** One standing item to list with a Cancel button. */
 export interface ListedItem {
-  /** The item's id (≤ 24 characters), starting with its canceller's prefix. */
+  /** The item's id (≤ 24 characters), one its canceller's `isItem` accepts. */
   readonly id: string;
   readonly title: string;
   readonly text: string;
 }
 
-/** How a module cancels the items whose ids start with one of its prefixes. */
+/** How a module cancels its items. */
 export interface ItemCanceller {
-  readonly prefixes: readonly string[];
+  /** Whether `id` is, whole, one of this module's item ids (not merely starting like one). */
+  isItem(id: string): boolean;
   /**
    * Cancel for `user` (who must own the item, or be an approver), pressed in `target`'s
    * conversation (a shared one is not shown where a private item was); the reply to show.
@@ -60,7 +63,7 @@ export class ItemCards {
     private readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined,
   ) {}
 
-  /** Whether a card press is for an item card (its id has a registered prefix). */
+  /** Whether a card press is for an item card (a registered canceller knows its id whole). */
   owns(pendingId: string): boolean {
     return this.cancellerOf(pendingId) !== undefined;
   }
@@ -102,6 +105,6 @@ export class ItemCards {
   }
 
   private cancellerOf(id: string): ItemCanceller | undefined {
-    return this.cancellers.find((c) => c.prefixes.some((prefix) => id.startsWith(prefix)));
+    return this.cancellers.find((c) => c.isItem(id));
   }
 }

@@ -12,6 +12,7 @@ import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
 import { personLines } from "./subscription-text.js";
+import { isSubscriptionId } from "./subscription.js";
 
 /** The session layer as wake-ups need it (the SessionManager fits). */
 export interface WakeableSessions {
@@ -89,7 +90,7 @@ export function subscriptionCommands(
 /** Cancels subscriptions from their listing cards: the presser's own, or anyone's for an approver. */
 export function subscriptionCanceller(service: Pick<SubscriptionService, "remove">): ItemCanceller {
   return {
-    prefixes: ["sub_"],
+    isItem: isSubscriptionId,
     cancel: (target, user, id) =>
       service.remove(
         { sessionId: "", platform: target.platform, userId: user.id, shared: isSharedThread(target) },

@@ -104,9 +104,12 @@ export const platformUserSchema: z.ZodType<PlatformUser> = z.object({
   name: z.string().max(200),
 });
 
+/** The whole shape of a subscription's id (newSubscriptionId): "sub_" + 12 hex digits. */
+const SUBSCRIPTION_ID = /^sub_[0-9a-f]{12}$/;
+
 /** A stored Subscription (the `data` of its versioned record). */
 export const subscriptionSchema: z.ZodType<Subscription> = z.object({
-  id: z.string().regex(/^sub_[0-9a-f]{12}$/),
+  id: z.string().regex(SUBSCRIPTION_ID),
   sessionId: z.string().min(1).max(180),
   subscriberTarget: threadTargetSchema,
   channelRef: channelRefSchema,
@@ -115,6 +118,11 @@ export const subscriptionSchema: z.ZodType<Subscription> = z.object({
   createdAt: z.iso.datetime(),
   createdBy: platformUserSchema,
 });
+
+/** Whether `id` is, whole, a subscription's id (newSubscriptionId), not merely starting like one. */
+export function isSubscriptionId(id: string): boolean {
+  return SUBSCRIPTION_ID.test(id);
+}
 
 /** A fresh subscription id ("sub_" + 12 hex digits). */
 export function newSubscriptionId(): string {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Card, CardRef } from "../../src/core/card.js";
 import type { ThreadOutput } from "../../src/core/thread-output.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
+import { isTaskId } from "../../src/schedules/scheduled-task.js";
 import { type ItemCanceller, ItemCards, itemCard } from "../../src/sessions/item-cards.js";
 import { outcomeLine } from "../support/card-outcome.js";
 import { cardPress } from "../support/card-press.js";
@@ -26,13 +27,13 @@ function recordingOutput() {
 }
 
 const canceller: ItemCanceller = {
-  prefixes: ["tsk_"],
-  cancel: async (_platform, user, id) =>
+  isItem: isTaskId,
+  cancel: async (_target, user, id) =>
     user.id === "UANA" ? { ok: true, message: `Cancelled ${id}.` } : { ok: false, message: "Not yours." },
 };
 
 describe("ItemCards", () => {
-  it("posts one card per item with a Cancel button and routes presses by id prefix", async () => {
+  it("posts one card per item with a Cancel button and routes presses by their whole id", async () => {
     const { output, posted, updated } = recordingOutput();
     const cards = new ItemCards([canceller], () => output);
     await cards.post(HOME, [
