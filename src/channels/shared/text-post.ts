@@ -58,6 +58,8 @@ interface Target extends Readonly<Pick<http.RequestOptions, "hostname" | "port" 
    * are validated and stored one by one, and node:http adds neither of these to a list.
    */
   readonly ownHeaders: readonly string[];
+  /** The last frozen headers object posted with, and its headers merged with ownHeaders (headersOf). */
+  frozen?: { readonly headers: object; readonly merged: readonly string[] };
 }
 
 /**
@@ -104,7 +106,7 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
         port,
         path,
         method: init.method ?? "POST",
-        headers: headersOf(target.ownHeaders, init.headers, init.body),
+        headers: headersOf(target, init.headers, init.body),
         agent,
       },
       (answer) => {
@@ -149,11 +151,31 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
 }
 
 /**
- * The caller's headers (a plain object or a Headers) but a length of its own, then the target's
- * the caller did not give, then the body's length: as node:http had them from an object, where a
- * caller's Host or Authorization stood instead of the URL's and the body's length replaced theirs.
+ * The caller's headers merged with the target's (mergedHeaders), then the body's length. A frozen
+ * plain object (a caller's constant, as every Bot API call's) is merged once per target; a frozen
+ * Headers can still change, so it is not.
  */
-function headersOf(own: readonly string[], headers: unknown, body: string): string[] {
+function headersOf(target: Target, headers: unknown, body: string): string[] {
+  let merged: readonly string[];
+  if (
+    typeof headers === "object" &&
+    headers !== null &&
+    Object.isFrozen(headers) &&
+    !(headers instanceof Headers)
+  ) {
+    if (target.frozen?.headers !== headers)
+      target.frozen = { headers, merged: mergedHeaders(target.ownHeaders, headers) };
+    merged = target.frozen.merged;
+  } else merged = mergedHeaders(target.ownHeaders, headers);
+  return [...merged, "content-length", String(Buffer.byteLength(body))];
+}
+
+/**
+ * The caller's headers (a plain object or a Headers) but a length of their own, then the target's
+ * the caller did not give: as node:http had them from an object, where a caller's Host or
+ * Authorization stood instead of the URL's (and headersOf's body length replaces theirs).
+ */
+function mergedHeaders(own: readonly string[], headers: unknown): string[] {
   const flat: string[] = [];
   const given = new Set<string>();
   const add = (name: string, value: string) => {
@@ -170,7 +192,6 @@ function headersOf(own: readonly string[], headers: unknown, body: string): stri
     const name = own[i] as string;
     if (!given.has(name)) flat.push(name, own[i + 1] as string);
   }
-  flat.push("content-length", String(Buffer.byteLength(body)));
   return flat;
 }
 

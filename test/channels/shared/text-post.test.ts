@@ -125,13 +125,39 @@ describe("postText", () => {
     const headers = { Host: "api.example", Authorization: "Bearer t", "Content-Length": "999" };
     await postText(credentialed, { headers, body: "{}" });
     await postText(credentialed, { headers: new Headers(headers), body: "{}" });
+    // A frozen object is merged once per URL: its Host and Authorization still win, every time.
+    for (let i = 0; i < 2; i++) await postText(credentialed, { headers: Object.freeze(headers), body: "{}" });
     for (const request of received) {
       expect(request.headers.host).toBe("api.example");
       expect(request.headers.authorization).toBe("Bearer t");
       expect(request.headers["content-length"]).toBe("2");
       expect(request.body).toBe("{}");
     }
-    expect(received).toHaveLength(2);
+    expect(received).toHaveLength(4);
+  });
+
+  it("sends a frozen headers object with each URL's own Host and credentials, and each body's length", async () => {
+    const headers = Object.freeze({ "content-type": "application/json" });
+    const credentialed = `${url.replace("http://", "http://user:pw@")}/call`;
+    await postText(`${url}/call`, { headers, body: "{}" });
+    await postText(credentialed, { headers, body: '{"a":1}' });
+    await postText(`${url}/call`, { headers, body: "[1]" });
+    expect(received.map((r) => r.headers.authorization)).toEqual([
+      undefined,
+      `Basic ${Buffer.from("user:pw").toString("base64")}`,
+      undefined,
+    ]);
+    expect(received.map((r) => r.headers["content-length"])).toEqual(["2", "7", "3"]);
+    expect(received.map((r) => r.headers["content-type"])).toEqual(Array(3).fill("application/json"));
+    expect(received.every((r) => r.headers.host === new URL(url).host)).toBe(true);
+  });
+
+  it("reads a frozen Headers again at every call: it can still change", async () => {
+    const headers = Object.freeze(new Headers({ "x-token": "a" }));
+    await postText(`${url}/call`, { headers, body: "{}" });
+    headers.set("x-token", "b");
+    await postText(`${url}/call`, { headers, body: "{}" });
+    expect(received.map((r) => r.headers["x-token"])).toEqual(["a", "b"]);
   });
 
   it("rejects a header that would break the request's head, or has no value, sending nothing", async () => {
@@ -144,6 +170,13 @@ describe("postText", () => {
     ).rejects.toMatchObject({
       code: "ERR_HTTP_INVALID_HEADER_VALUE",
     });
+    // A frozen object is checked at every call, not only when first merged.
+    for (let i = 0; i < 2; i++)
+      await expect(
+        postText(`${url}/call`, { headers: Object.freeze(headers), body: "{}" }),
+      ).rejects.toMatchObject({
+        code: "ERR_INVALID_CHAR",
+      });
     expect(received).toEqual([]);
   });
 
