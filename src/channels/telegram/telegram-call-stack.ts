@@ -1,9 +1,10 @@
 /**
  * The transformers every Bot API client of the Telegram channel runs its calls through, in their
  * order: a deadline per attempt (innermost, it also posts every call but uploads itself:
- * telegram-deadlines.ts), the send throttle, a few retries of network failures, a bounded
- * retry of 429 and 5xx answers, and the redirect of calls to an upgraded group. The channel's bot
- * client and its lookup client (directory, membership) share the same stack.
+ * telegram-deadlines.ts), the send throttle, a bounded retry of 429 and 5xx answers with a few
+ * retries of network failures in each of its attempts, and the redirect of calls to an upgraded
+ * group. The channel's bot client and its lookup client (directory, membership) share the same
+ * stack; the lookup client's retries network failures only.
  */
 import type { Api } from "grammy";
 import { answerRetryTransformer, type CallRetry } from "./telegram-answer-retry.js";
@@ -34,12 +35,10 @@ export function useCallStack(
   // Innermost, so each attempt's deadline runs from when it is sent, not from its wait for a slot.
   api.config.use(deadlineTransformer(endpoint, deadlines));
   api.config.use(throttleTransformer(scheduler));
-  // Network failures — a call past its deadline is one — are retried a few times here (each
-  // attempt books its send slot again and gets a deadline of its own)...
-  api.config.use(networkRetryTransformer());
-  // ...and then pass through the retries of 429 and 5xx answers (start-up and polling retry
-  // network failures visibly instead).
-  if (retry) api.config.use(answerRetryTransformer(retry));
+  // Network failures — a call past its deadline is one — are retried a few times within each
+  // attempt of the retries of 429 and 5xx answers, when there are those (each attempt books its
+  // send slot again and gets a deadline of its own; polling retries network failures visibly).
+  api.config.use(retry ? answerRetryTransformer(retry) : networkRetryTransformer());
   // Outermost: a call to an upgraded group goes to its supergroup, and a send that meets the
   // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
   api.config.use(migrations.transformer());

@@ -4,9 +4,10 @@
  * telegram-deadlines.ts). Without them one dropped connection loses a turn's final answer: the
  * history holds it, the person never sees it. A few attempts with growing waits, then the error
  * goes on as before. Telegram's own answers (GrammyError: 4xx, 429, 5xx) are not retried here —
- * telegram-answer-retry.ts handles 429 and 5xx — and getUpdates is not either: the polling loop
- * retries it itself, visibly. A call whose answer was lost after Telegram carried it out is sent
- * twice; that is rarer, and better, than an answer lost.
+ * telegram-answer-retry.ts handles 429 and 5xx, and runs these retries inside each of its attempts
+ * — and getUpdates is not either: the polling loop retries it itself, visibly. A call whose answer
+ * was lost after Telegram carried it out is sent twice; that is rarer, and better, than an answer
+ * lost.
  */
 import { HttpError, type Transformer } from "grammy";
 import pRetry from "p-retry";
@@ -17,26 +18,42 @@ export interface NetworkRetryOptions {
   readonly firstWaitMs: number;
 }
 
-const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = Object.freeze({ retries: 3, firstWaitMs: 500 });
+type Answer = Awaited<ReturnType<Transformer>>;
 
-/** A grammY API transformer retrying network failures of every call but getUpdates. */
+/** A few retries, the first after half a second. */
+export const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = Object.freeze({ retries: 3, firstWaitMs: 500 });
+
+/**
+ * The answer of `call` (a call of `method`) after its first attempt failed with `failure`: it is
+ * tried again while that is a network failure, within `options`' bounds; any other failure, and
+ * any of getUpdates or of an aborted call, comes back as it was.
+ */
+export function retryNetwork(
+  failure: unknown,
+  call: () => Promise<Answer>,
+  method: string,
+  signal: { readonly aborted: boolean } | undefined,
+  options: NetworkRetryOptions,
+): Promise<Answer> {
+  if (method === "getUpdates") return Promise.reject(failure);
+  // The retry machinery (an operation and its timers) is set up only once a call has failed:
+  // its first attempt is that failure, so the waits and the count are those of every call.
+  return pRetry((attempt) => (attempt === 1 ? Promise.reject(failure) : call()), {
+    retries: options.retries,
+    minTimeout: options.firstWaitMs,
+    factor: 2,
+    randomize: true,
+    onFailedAttempt: (error) => {
+      // Throwing here ends the retries with this error.
+      if (!(error instanceof HttpError) || signal?.aborted) throw error;
+    },
+  });
+}
+
+/** A grammY API transformer retrying network failures of every call but getUpdates (retryNetwork). */
 export function networkRetryTransformer(options: NetworkRetryOptions = DEFAULT_NETWORK_RETRY): Transformer {
   return (prev, method, payload, signal) => {
     const call = () => prev(method, payload, signal);
-    if (method === "getUpdates") return call();
-    // The retry machinery (an operation and its timers) is set up only once a call has failed:
-    // its first attempt is that failure, so the waits and the count are those of every call.
-    return call().catch((failure: unknown) =>
-      pRetry((attempt) => (attempt === 1 ? Promise.reject(failure) : call()), {
-        retries: options.retries,
-        minTimeout: options.firstWaitMs,
-        factor: 2,
-        randomize: true,
-        onFailedAttempt: (error) => {
-          // Throwing here ends the retries with this error.
-          if (!(error instanceof HttpError) || signal?.aborted) throw error;
-        },
-      }),
-    );
+    return call().catch((failure: unknown) => retryNetwork(failure, call, method, signal, options));
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Retries of the Bot API's 429 and 5xx answers: a 429 after its retry_after (unless longer than
- * allowed), a 5xx after a doubling backoff, at most the attempts allowed; other answers, thrown
- * failures and an aborted wait end the call.
+ * allowed), a 5xx after a doubling backoff, at most the attempts allowed; other answers, failures
+ * thrown but the network's, and an aborted wait end the call. Network failures are retried within
+ * each attempt (telegram-network-retry.ts), but not getUpdates'.
  */
-import { HttpError } from "grammy";
+import { GrammyError, HttpError } from "grammy";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { answerRetryTransformer } from "../../../src/channels/telegram/telegram-answer-retry.js";
 
@@ -17,6 +18,8 @@ const tooMany = (retryAfter: number) => ({
 });
 const serverError = { ok: false as const, error_code: 502, description: "Bad Gateway" };
 const badRequest = { ok: false as const, error_code: 400, description: "Bad Request" };
+const networkFailure = () =>
+  new HttpError("Network request for 'sendMessage' failed!", new Error("ECONNRESET"));
 
 /** A `prev` answering each of `answers` in turn (the last one again once they are spent), noting when. */
 function answering(answers: readonly unknown[]) {
@@ -112,13 +115,47 @@ describe("answerRetryTransformer", () => {
     expect(waits).toEqual([3, 6, 12, 24, 48, 96, 192, 384, 768, 1536, 3072, 3600]);
   });
 
-  it("passes a thrown failure on without retrying it", async () => {
+  it("passes a thrown failure that is not the network's on without retrying it", async () => {
     let calls = 0;
     const prev = async () => {
       calls++;
-      throw new HttpError("Network request for 'sendMessage' failed!", new Error("ECONNRESET"));
+      throw new GrammyError("e", badRequest, "sendMessage", {});
     };
-    await expect(call(prev)).rejects.toBeInstanceOf(HttpError);
+    await expect(call(prev)).rejects.toBeInstanceOf(GrammyError);
+    expect(calls).toBe(1);
+  });
+
+  it("retries network failures within each attempt, and the answer they end with as any other", async () => {
+    const outcomes: unknown[] = [networkFailure(), serverError, networkFailure(), networkFailure(), OK];
+    const at: number[] = [];
+    const prev = async () => {
+      at.push(Date.now());
+      const outcome = outcomes[at.length - 1];
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    };
+    const result = call(prev);
+    await vi.runAllTimersAsync();
+    await expect(result).resolves.toBe(OK);
+    expect(at).toHaveLength(5);
+    // The 5xx's 3 s wait came after the first attempt's network retry, and before the second's.
+    expect(at[2]! - at[1]!).toBe(3000);
+  });
+
+  it("ends an attempt's network retries with the network error, and does not retry getUpdates'", async () => {
+    let calls = 0;
+    const prev = async () => {
+      calls++;
+      throw networkFailure();
+    };
+    const result = call(prev);
+    const failed = expect(result).rejects.toBeInstanceOf(HttpError);
+    await vi.runAllTimersAsync();
+    await failed;
+    expect(calls).toBe(4);
+    calls = 0;
+    const polling = answerRetryTransformer(RETRY)(prev as never, "getUpdates", {} as never);
+    await expect(polling).rejects.toBeInstanceOf(HttpError);
     expect(calls).toBe(1);
   });
 

@@ -1,6 +1,8 @@
 /**
  * Network failures of Bot API calls: a dropped connection is retried a few times (so a turn's
- * answer is not lost to it), Telegram's own refusals and getUpdates are not, and the retries end.
+ * answer is not lost to it), Telegram's own refusals and getUpdates are not, and the retries end —
+ * by the lookup client's networkRetryTransformer here, and through the bot client's whole call
+ * stack (where the answer retry runs them: telegram-answer-retry.test.ts) at the end.
  */
 import { GrammyError, HttpError } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
