@@ -4,23 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
-import { TurnContext, type TurnPersistence } from "../../src/engine/turn-context.js";
+import type { TurnContext, TurnPersistence } from "../../src/engine/turn-context.js";
 import { makeRequest } from "./helpers/harness.js";
-import { freshPermissions } from "./helpers/test-tools.js";
-import { reviewedHarness } from "./reviewer/support.js";
+import { harnessTurnContext, reviewedHarness } from "./reviewer/support.js";
 
 function contextWith(persistence: TurnPersistence): TurnContext {
-  const h = reviewedHarness([]);
-  const deps = {
-    provider: h.provider,
-    registry: h.registry,
-    permissions: freshPermissions(),
-    grants: h.grants,
-    facts: h.facts,
-    now: () => new Date(),
-    persistence,
-  };
-  return new TurnContext(deps, makeRequest({}), () => undefined);
+  return harnessTurnContext(reviewedHarness([]), makeRequest({}), persistence);
 }
 
 const persistence = (append: TurnPersistence["append"]): TurnPersistence => ({

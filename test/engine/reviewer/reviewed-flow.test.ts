@@ -13,11 +13,9 @@ import {
   REVIEWER_DENIED_RESULT,
 } from "../../../src/engine/reviewer/reviewed-ask.js";
 import { REVIEW_ARGS_MAX_CHARS } from "../../../src/engine/reviewer/review-input.js";
-import { TurnContext } from "../../../src/engine/turn-context.js";
 import { textStep, toolStep } from "../../support/scripted-provider.js";
 import { collect, expectNoOrphans, makeRequest, ofType, resultOf } from "../helpers/harness.js";
-import { freshPermissions } from "../helpers/test-tools.js";
-import { reviewedHarness, verdict } from "./support.js";
+import { harnessTurnContext, reviewedHarness, verdict } from "./support.js";
 
 type Floor = "none" | "channel_content" | "downloaded_file" | "piped_download" | "hidden_tail";
 type Verdict = "allow" | "deny" | "unsure";
@@ -108,15 +106,7 @@ describe("reviewed flow table", () => {
 
   it("a call marked human-only has a person as its floor", () => {
     const h = reviewedHarness([verdict("allow")]);
-    const deps = {
-      provider: h.provider,
-      registry: h.registry,
-      permissions: freshPermissions(),
-      grants: h.grants,
-      facts: h.facts,
-      now: () => new Date(),
-    };
-    const ctx = new TurnContext(deps, makeRequest({ mode: "reviewed" }), () => undefined);
+    const ctx = harnessTurnContext(h, makeRequest({ mode: "reviewed" }));
     const tool = h.registry.get("write_file")!;
     const ask: Decision = { action: "ask", rule: "default:ask", reason: "r", alwaysOptions: [] };
     expect(humanFloor(ctx, tool, { path: "a", content: "b" }, ask)).toBeUndefined();

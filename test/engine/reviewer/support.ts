@@ -6,7 +6,10 @@ import type { ReviewerMessage } from "../../../src/engine/reviewer/review-input.
 import { Reviewer } from "../../../src/engine/reviewer/reviewer.js";
 import { type ReviewerDenial, ReviewerGate } from "../../../src/engine/reviewer/reviewer-gate.js";
 import type { ReviewerCompletion, ReviewerModel } from "../../../src/engine/reviewer/reviewer-model.js";
+import type { ConversationExecutionRequest } from "../../../src/core/request.js";
+import { TurnContext, type TurnPersistence } from "../../../src/engine/turn-context.js";
 import { type HarnessOptions, makeHarness } from "../helpers/harness.js";
+import { freshPermissions } from "../helpers/test-tools.js";
 
 export type ScriptedAnswer = { readonly text: string } | { readonly error: Error } | { readonly hang: true };
 
@@ -60,4 +63,22 @@ export function reviewedHarness(
     },
   });
   return { ...harness, model, gate, denials };
+}
+
+/** A TurnContext for `request` on a reviewed harness's parts (with `persistence` when given), outside a turn. */
+export function harnessTurnContext(
+  h: ReturnType<typeof reviewedHarness>,
+  request: ConversationExecutionRequest,
+  persistence?: TurnPersistence,
+): TurnContext {
+  const deps = {
+    provider: h.provider,
+    registry: h.registry,
+    permissions: freshPermissions(),
+    grants: h.grants,
+    facts: h.facts,
+    now: () => new Date(),
+    persistence,
+  };
+  return new TurnContext(deps, request, () => undefined);
 }
