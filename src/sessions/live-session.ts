@@ -17,6 +17,7 @@
 import type { Logger } from "pino";
 import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
 import { isoTime } from "../core/iso-time.js";
+import { canonicalJson } from "../engine/call-identity.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
@@ -150,7 +151,7 @@ export class LiveSession {
     // A stored record without a starter is compared as this copy filled it in (from the same
     // history, unless the record changed too).
     const starter = stored.startedBy ?? this.current.startedBy;
-    if (sameJson({ ...stored, startedBy: starter }, this.current)) return false;
+    if (canonicalJson({ ...stored, startedBy: starter }) === canonicalJson(this.current)) return false;
     const known = starter ? { ...stored, startedBy: starter } : stored;
     const opened = await openRecordHistory(known, this.stores);
     this.log = opened.log;
@@ -387,22 +388,6 @@ export class LiveSession {
     const marker = this.current.pendingTurn;
     return marker && parkTurn(this.id, marker, this.history, this.historyStart);
   }
-}
-
-/** Whether two JSON values are equal, whatever the order of their object keys. */
-function sameJson(a: unknown, b: unknown): boolean {
-  const canonical = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(canonical)
-      : value !== null && typeof value === "object"
-        ? Object.fromEntries(
-            Object.entries(value)
-              .filter(([, v]) => v !== undefined)
-              .sort(([x], [y]) => (x < y ? -1 : 1))
-              .map(([k, v]) => [k, canonical(v)]),
-          )
-        : value;
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
 /** Whether `message` is a steered message (one a person sent while the turn ran) taken into the history. */
