@@ -41,11 +41,10 @@ import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-set
 import { type Plan, planTask, type ScheduleArgs } from "./task-planner.js";
 import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
-import { creationPreview, describeSchedule, refusalPreview, shownIn, taskLines } from "./task-text.js";
+import { creationPreview, describeSchedule, postsIn, refusalPreview, taskLines } from "./task-text.js";
 import { limitRefusal } from "./task-limits.js";
 import { type ChainRun, WakeChains } from "./wake-chains.js";
 import { type NewWakeArgs, WakeLater } from "./wake-later.js";
-import { placeOf } from "../subscriptions/subscription-text.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
 export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<string | undefined>;
@@ -281,12 +280,7 @@ export class ScheduleService {
     const { task } = target;
     await this.registry.remove(task.id);
     this.runs.disarm(task.id);
-    const where =
-      task.sessionId === actor.sessionId
-        ? "this conversation"
-        : actor.asking === undefined || shownIn(task, actor.asking)
-          ? placeOf(task.target)
-          : "another conversation";
+    const where = postsIn(task, actor.sessionId, actor.asking);
     return {
       ok: true,
       message: `Cancelled ${task.kind === "wake" ? "wake-up" : "task"} ${task.id} (posted in ${where}).`,

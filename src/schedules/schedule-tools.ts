@@ -206,7 +206,7 @@ async function cancelSummary(
   const target = await service.toCancel(actorOf(caller), id);
   if (!target.ok)
     return `cancel scheduled task ${asked} (will be refused: not a task this person may cancel)`;
-  if (target.own) return cancellationSummary(target.task, caller.sessionId);
+  if (target.own) return cancellationSummary(target.task, caller.sessionId, caller.target);
   const { createdBy, target: where } = target.task;
   const whose = personInMarkdown({
     platform: where.platform,

@@ -28,6 +28,19 @@ export function shownIn(task: Pick<ScheduledTask, "target">, asking: ThreadTarge
   return !isSharedThread(asking) || sessionKeyOf(task.target) === sessionKeyOf(asking);
 }
 
+/**
+ * Where `task` posts, as a reply in the session `here` (at `asking`, when known) names it: "this
+ * conversation", its place, or "another conversation" where shownIn hides it.
+ */
+export function postsIn(
+  task: Pick<ScheduledTask, "sessionId" | "target">,
+  here: string | undefined,
+  asking?: ThreadTarget,
+): string {
+  if (task.sessionId === here) return "this conversation";
+  return asking === undefined || shownIn(task, asking) ? placeOf(task.target) : "another conversation";
+}
+
 /** Timezone a schedule's times are shown in. */
 export function zoneOf(schedule: TaskSchedule, fallback: string): string {
   return schedule.type === "cron" ? schedule.timezone : fallback;
@@ -53,7 +66,7 @@ export function taskLine(task: ScheduledTask, here: string | undefined, fallback
   const zone = zoneOf(task.schedule, fallbackZone);
   const quoted = `"${markdownLiteral(quoteOf(task.prompt))}"`;
   const what = task.kind === "wake" ? `wake-up: ${quoted}` : quoted;
-  const where = task.sessionId === here ? "this conversation" : placeOf(task.target);
+  const where = postsIn(task, here);
   const next =
     task.status === "paused"
       ? `paused (${task.statusNote ?? "by a guard"})`
@@ -113,10 +126,15 @@ export function refusalPreview(message: string): { readonly summary: string; rea
 
 /**
  * What the approval card of cancel_scheduled_task says of the task it ends: which task or
- * wake-up, its text (capped) and the conversation it posts in, seen from the session `here`.
+ * wake-up, its text (capped) and the conversation it posts in, seen from the session `here` at
+ * `asking` (a shared thread is not shown a conversation it could not see: postsIn).
  */
-export function cancellationSummary(task: ScheduledTask, here: string | undefined): string {
-  const where = task.sessionId === here ? "this conversation" : placeOf(task.target);
+export function cancellationSummary(
+  task: ScheduledTask,
+  here: string | undefined,
+  asking?: ThreadTarget,
+): string {
+  const where = postsIn(task, here, asking);
   const what = task.kind === "wake" ? "wake-up" : "task";
   return `cancel ${what} ${task.id}: "${markdownLiteral(quoteOf(task.prompt))}", which posts in ${where}`;
 }

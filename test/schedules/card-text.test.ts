@@ -6,9 +6,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AnyTool } from "../../src/core/tool.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
+import type { ScheduledTask } from "../../src/schedules/scheduled-task.js";
 import { createScheduleTools } from "../../src/schedules/schedule-tools.js";
+import { cancellationSummary } from "../../src/schedules/task-text.js";
 import { request } from "../support/engine-fixtures.js";
-import { ANA_HOME, type Harness, openHarness } from "./support.js";
+import { ANA_HOME, type Harness, OTHER, openHarness } from "./support.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -79,5 +82,36 @@ describe("cancel_scheduled_task's card", () => {
     expect(preview?.summary).toBe(
       "cancel scheduled task tsk\\_1 \\*Harmless\\* (will be refused: not a task this person may cancel)",
     );
+  });
+});
+
+describe("cancellationSummary (cancel_scheduled_task's card text)", () => {
+  const task: ScheduledTask = {
+    id: "tsk_0123456789ab",
+    kind: "task",
+    sessionId: ANA_HOME.sessionId,
+    target: ANA_HOME.target,
+    createdBy: ANA_HOME.requester,
+    prompt: "daily summary",
+    promptBy: "person",
+    schedule: { type: "once", at: "2026-12-01T09:00:00.000Z" },
+    status: "active",
+    createdAt: "2026-11-30T10:00:00.000Z",
+    nextRunAt: "2026-12-01T09:00:00.000Z",
+    runs: 0,
+    failures: 0,
+  };
+  const GROUP: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1TEAM", thread: "300.3" };
+
+  it("names where the task posts in a conversation only its person reads", () => {
+    expect(cancellationSummary(task, "elsewhere", OTHER)).toContain(
+      "which posts in slack D1ANA, thread 100.1",
+    );
+  });
+
+  it("does not name the person's DM on a card posted in a shared thread", () => {
+    const summary = cancellationSummary(task, "group-session", GROUP);
+    expect(summary).toContain("which posts in another conversation");
+    expect(summary).not.toContain("D1ANA");
   });
 });
