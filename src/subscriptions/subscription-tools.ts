@@ -44,6 +44,7 @@ import {
   wakesWhere,
 } from "./subscription-text.js";
 import { describeTrigger, parseTrigger } from "./triggers.js";
+import { shownTo } from "./subscription-removal.js";
 
 /** What the tools need from the service. */
 export type SubscriptionToolsService = Pick<
@@ -258,6 +259,12 @@ async function unsubscribePreview(
   if (!own && subscription.sessionId !== caller.sessionId)
     return {
       summary: `Stop watching ${channelShown(subscription.channelRef)} [${subscription.id}]${whose}`,
+      fingerprint,
+    };
+  // A shared thread is not shown a subscription made elsewhere (its channel, where it wakes), as removal's reply.
+  if (!shownTo(owner, subscription))
+    return {
+      summary: `Stop watching ${subscription.id}; it no longer wakes the conversation it was made in`,
       fingerprint,
     };
   return {

@@ -177,6 +177,23 @@ describe("subscription tools", () => {
     });
   });
 
+  it("unsubscribe_channel's card in a shared thread names neither the channel nor the DM of a subscription made in that DM", async () => {
+    const dm = { ...HOME, channel: "D1ALICE", thread: undefined };
+    await h.service.subscribe(
+      { sessionId: "slack:T1:D1ALICE:-", target: dm, requester: ALICE.requester },
+      { channel: "#deploys", instructions: "the merger" },
+    );
+    const [secret] = await h.service.listForPerson({ platform: "slack", userId: ALICE.requester.id });
+    const card = await tools.get("unsubscribe_channel")!.preview!(
+      { channel: secret!.id },
+      context({ target: HOME }),
+    );
+    expect(card).toEqual({
+      summary: `Stop watching ${secret!.id}; it no longer wakes the conversation it was made in`,
+      fingerprint: `ends ${secret!.id}`,
+    });
+  });
+
   it("unsubscribe_channel's card shows nothing of a subscription the person may not end", async () => {
     const bob = { id: "UBOB", name: "Bob" };
     await h.service.subscribe(
