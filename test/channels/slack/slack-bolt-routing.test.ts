@@ -3,34 +3,15 @@
  * `event` before a `command` before `actions`), the screening by its `type`, so a body screened as
  * one kind must not reach the listener of another with the fields the screening never checked.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACTION_IDS } from "../../../src/channels/slack/slack-blocks.js";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
-import type { FakeSlack } from "../../fakes/fake-slack/index.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
-import { FakeService } from "./fake-service.js";
-import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
+import { useFakeSlackChannel } from "./fake-slack-channel.js";
 
 describe("a delivery screened as one kind reaches only that kind's listener", () => {
-  let fake: FakeSlack;
-  let channel: SlackChannel;
-  let dir: string;
-  afterEach(async () => {
-    await channel?.stop();
-    await fake?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const startChannel = useFakeSlackChannel("slack-bolt-routing-");
 
   it("does not take a press carrying a command or an event as that command or event", async () => {
-    fake = await startFakeSlackWithAnaAndBo();
-    const service = new FakeService();
-    dir = await mkdtemp(join(tmpdir(), "slack-bolt-routing-"));
-    const options = fakeSlackChannelOptions(fake, { fileMaxBytes: 1024, workspaceRoot: dir, service });
-    channel = withOutputs(new SlackChannel(options), service);
-    await channel.start();
+    const { fake, service } = await startChannel();
     const own = fake.state.teamId;
     const press = {
       type: "block_actions",

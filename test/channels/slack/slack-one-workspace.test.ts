@@ -12,18 +12,14 @@
  * Also: a client_msg_id that is not a UUID-like id (here one longer than the store's key limit)
  * is no dedupe key, and the message is still answered.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_IDS } from "../../../src/channels/slack/slack-blocks.js";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import { usableClientMsgId } from "../../../src/channels/slack/slack-inbound.js";
 import { sessionKeyOf, type ThreadTarget } from "../../../src/core/thread-target.js";
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { echoHandler } from "../../fakes/fake-openai.js";
 import type { FakeSlack, UserPost } from "../../fakes/fake-slack/index.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
+import { useFakeSlackChannel } from "./fake-slack-channel.js";
 import {
   ANA,
   BEN,
@@ -36,8 +32,6 @@ import {
   thread,
   userTexts,
 } from "./e2e-harness.js";
-import { FakeService } from "./fake-service.js";
-import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
 
 const SIBLING = "T0002"; // another workspace of the installation's enterprise
 const ENTERPRISE = "E0001"; // the enterprise id where a team id goes
@@ -48,34 +42,15 @@ function postAs(fake: FakeSlack, post: UserPost): string {
 }
 
 describe("one Slack thread, one session, whatever team each sender belongs to", () => {
-  let fake: FakeSlack;
-  let channel: SlackChannel;
-  let dir: string;
-  afterEach(async () => {
-    await channel?.stop();
-    await fake?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const startChannel = useFakeSlackChannel("slack-one-ws-");
 
   it("gives messages, a Stop press and the slash command of three teams one target workspace", async () => {
-    fake = await startFakeSlackWithAnaAndBo();
-    fake.state.addUser({ id: "U3", name: "cy" });
-    const service = new FakeService();
     const observed: ObservedMessage[] = [];
-    dir = await mkdtemp(join(tmpdir(), "slack-one-ws-"));
-    channel = withOutputs(
-      new SlackChannel(
-        fakeSlackChannelOptions(fake, {
-          fileMaxBytes: 1024,
-          workspaceRoot: dir,
-          service,
-          allowExternal: true,
-          observe: async (message) => void observed.push(message),
-        }),
-      ),
-      service,
-    );
-    await channel.start();
+    const { fake, service } = await startChannel({
+      allowExternal: true,
+      observe: async (message) => void observed.push(message),
+    });
+    fake.state.addUser({ id: "U3", name: "cy" });
     const own = fake.state.teamId;
 
     const root = postAs(fake, { user: "U1", team: own, channel: "C1", text: `<@U0BOT> hi` });
