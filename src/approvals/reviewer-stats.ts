@@ -8,12 +8,16 @@
  * paraphrases the call, so another session's (someone's DM) would show what that person asked
  * for. Overall there are only counts, which tell nothing of any session's content; the calls
  * themselves are in the audit log, for whoever runs the service. Fed by `observe`, wired in front
- * of the audit sink, and rebuilt at start by replaying the audit log file, so the figures cover
- * the log's whole history.
+ * of the audit sink, and rebuilt at start by replaying the audit log file, so the overall figures
+ * cover the log's whole history. Per session, only the MAX_SESSIONS sessions with the latest
+ * reviewer activity (or asked about latest) are kept: a service that ran for months has seen far
+ * more sessions than it could hold figures for, and a session gone quiet that long asks for them
+ * seldom (it then starts over from its next call; the overall figures keep counting it).
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
+import { LruCache } from "../core/lru-cache.js";
 import { errorCode } from "../core/missing-file.js";
 import type { AuditRecord } from "../engine/audit-record.js";
 import { VERDICTS, type VerdictKind } from "../engine/reviewer/verdict.js";
@@ -36,10 +40,19 @@ interface Disagreement {
   readonly at: string;
 }
 
+/** What is kept of one session. */
+interface SessionFigures {
+  readonly tally: Tally;
+  /** Its latest dangerous disagreements, at most MAX_DISAGREEMENTS_SHOWN. */
+  disagreements: Disagreement[];
+}
+
 type Human = "approved" | "denied";
 
 const MAX_DISAGREEMENTS_SHOWN = 10;
 const MAX_OPEN_CALLS = 5_000;
+/** The most sessions whose own figures are kept (see the module header). */
+const MAX_SESSIONS = 2_000;
 
 function emptyTally(): Tally {
   return {
@@ -78,11 +91,9 @@ const num = (value: unknown): number => (typeof value === "number" && Number.isF
 /** Reviewer statistics from audit records (see the module header). */
 export class ReviewerStats {
   private readonly overall = emptyTally();
-  private readonly sessions = new Map<string, Tally>();
+  private readonly sessions = new LruCache<string, SessionFigures>(MAX_SESSIONS);
   private readonly verdicts = new Map<string, { verdict: VerdictKind; reason: string }>();
   private readonly humans = new Map<string, Human>();
-  /** Each session's latest dangerous disagreements, at most MAX_DISAGREEMENTS_SHOWN. */
-  private readonly disagreements = new Map<string, Disagreement[]>();
 
   /** Take one audit record into account (records of other kinds are ignored). */
   observe(record: AuditRecord): void {
@@ -125,7 +136,7 @@ export class ReviewerStats {
 
   /** The reviewer line of `status` for a session. */
   statusLine(sessionId: string): string {
-    const t = this.sessions.get(sessionId) ?? emptyTally();
+    const t = this.sessions.get(sessionId)?.tally ?? emptyTally();
     const calls = VERDICTS.reduce((sum, v) => sum + t.verdicts[v], 0);
     return `Reviewer: ${calls} call${calls === 1 ? "" : "s"} (${t.verdicts.allow} allow, ${t.verdicts.deny} deny, ${t.verdicts.unsure} unsure), ${t.tokensIn + t.tokensOut} tokens`;
   }
@@ -135,12 +146,13 @@ export class ReviewerStats {
    * dangerous disagreements (never another session's: see the module header).
    */
   describe(sessionId: string): string {
+    const session = this.sessions.get(sessionId);
     const lines = [
       "*Safety reviewer statistics*",
-      `This session: ${describeTally(this.sessions.get(sessionId) ?? emptyTally())}`,
+      `This session: ${describeTally(session?.tally ?? emptyTally())}`,
       `Overall: ${describeTally(this.overall)}`,
     ];
-    const own = this.disagreements.get(sessionId) ?? [];
+    const own = session?.disagreements ?? [];
     if (own.length === 0)
       lines.push("No dangerous disagreements in this session (reviewer allow, person denied).");
     else {
@@ -192,8 +204,8 @@ export class ReviewerStats {
   }
 
   private listDisagreement(sessionId: string, disagreement: Disagreement): void {
-    const listed = [...(this.disagreements.get(sessionId) ?? []), disagreement];
-    this.disagreements.set(sessionId, listed.slice(-MAX_DISAGREEMENTS_SHOWN));
+    const session = this.sessionFigures(sessionId);
+    session.disagreements = [...session.disagreements, disagreement].slice(-MAX_DISAGREEMENTS_SHOWN);
   }
 
   private remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -202,13 +214,18 @@ export class ReviewerStats {
   }
 
   private bump(sessionId: string, change: (tally: Tally) => void): void {
+    change(this.sessionFigures(sessionId).tally);
+    change(this.overall);
+  }
+
+  /** The session's figures, made if new, as the most recently used. */
+  private sessionFigures(sessionId: string): SessionFigures {
     let session = this.sessions.get(sessionId);
     if (!session) {
-      session = emptyTally();
+      session = { tally: emptyTally(), disagreements: [] };
       this.sessions.set(sessionId, session);
     }
-    change(session);
-    change(this.overall);
+    return session;
   }
 }
 

@@ -2,7 +2,7 @@
  * Reviewer statistics from audit records: cards, verdicts and tokens per session and overall,
  * agreement joined by session and call id in either arrival order, unsure left out of agreement,
  * and the dangerous disagreements (reviewer allow, person denied) counted overall and listed only
- * to their own session.
+ * to their own session; per-session figures kept for a bounded number of sessions.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -103,6 +103,25 @@ describe("ReviewerStats", () => {
     expect(text).not.toContain("reason 1\n");
     expect(text).toContain("reason 2\n");
     expect(text).toContain("reason 11\n");
+  });
+
+  it("keeps figures for a bounded number of sessions, the latest active or asked about", () => {
+    const stats = new ReviewerStats();
+    stats.observe(card("first", "a"));
+    stats.observe(record("reviewer_verdict", "asked", "a", { verdict: "allow", reason: "kept" }));
+    stats.observe(decided("asked", "a", "deny"));
+    for (let i = 0; i < 20_000; i++) {
+      stats.observe(card(`s${i}`, "a"));
+      if (i % 100 === 0) stats.statusLine("asked");
+    }
+    // Before, every session's tally stayed for good (and each start replayed them all back in).
+    expect(stats.describe("first")).toContain("This session: 0 cards seen");
+    expect(stats.describe("s0")).toContain("This session: 0 cards seen");
+    expect(stats.describe("s19999")).toContain("This session: 1 card seen");
+    expect(stats.describe("asked")).toContain("reviewer: kept");
+    expect(stats.describe("asked")).toContain(
+      "Overall: 20001 cards seen · reviewer 1 allow / 0 deny / 0 unsure (0 shadow) · agreed with people on 0/1",
+    );
   });
 
   it("says so when nothing was compared yet", () => {
