@@ -1,8 +1,8 @@
 /**
- * MCP servers that attack the client: a tool list that never ends, an output schema whose
- * regular expression would freeze the event loop while a result is validated against it, a
- * remote server whose answer is larger than memory, and stdio servers that flood stdout (with no
- * newline, or with one giant message) or stderr.
+ * MCP servers that attack the client: a tool list that never ends (or ends late, page by page),
+ * an output schema whose regular expression would freeze the event loop while a result is
+ * validated against it, a remote server whose answer is larger than memory, and stdio servers
+ * that flood stdout (with no newline, or with one giant message) or stderr.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -71,6 +71,24 @@ describe("hostile MCP servers", () => {
     expect(started).toBe("started");
     expect(manager.status()).toEqual({ evil: "down" });
     expect(notices[0]).toMatch(/^MCP server "evil" failed to start: .*pages/);
+  });
+
+  it("a tool list answered page by page just within each request's timeout fails the start at its one deadline", async () => {
+    // Each page took 0.2 s of a 1.5 s timeout: timed per request, the start went on for all 100
+    // pages (20 s; 50 minutes with the default 30 s), the service's start waiting with it.
+    const slow = { ...hostile("slow-list"), env: { HOSTILE_MODE: "slow-list", PAGE_DELAY_MS: "200" } };
+    const notices: string[] = [];
+    const manager = new McpManager({
+      servers: { evil: slow as McpServerConfig },
+      onNotice: (message) => notices.push(message),
+      timing: { restartInitialMs: 60_000, startTimeoutMs: 1_500 },
+    });
+    managers.push(manager);
+    const began = Date.now();
+    await manager.start();
+    expect(Date.now() - began).toBeLessThan(6_000);
+    expect(manager.status()).toEqual({ evil: "down" });
+    expect(notices[0]).toMatch(/^MCP server "evil" failed to start: its start took over 1\.5 s/);
   });
 
   it("a result is not run through the server's own output-schema regular expressions", async () => {

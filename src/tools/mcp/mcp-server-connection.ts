@@ -44,7 +44,7 @@ export type McpServerState = "starting" | "ready" | "down" | "closed";
 
 /** Timing of one connection. */
 export interface McpConnectionTiming {
-  /** Connect + initialize + list tools (default 30 s). */
+  /** Connect + initialize + list tools, all pages together (default 30 s). */
   readonly startTimeoutMs: number;
   /** One tool call (default 120 s). */
   readonly callTimeoutMs: number;
@@ -152,6 +152,14 @@ export class McpServerConnection {
       this.clock,
     );
     this.streams = streams;
+    // One deadline for the whole start: each request's own timeout would let a server answering
+    // every page of its tool list just in time hold the start (and the service's) for 100 of them.
+    const startTime = new AbortController();
+    const startTimer = this.clock.setTimer(
+      () => startTime.abort(new Error(`its start took over ${formatDuration(this.timing.startTimeoutMs)}`)),
+      this.timing.startTimeoutMs,
+    );
+    const startOptions = { signal: startTime.signal, timeout: this.timing.startTimeoutMs };
     try {
       const transport = await this.createTransport(streams);
       client.onclose = () => this.handleClose(client);
@@ -162,7 +170,7 @@ export class McpServerConnection {
           this.stopReason = `sent a message over ${formatBytes(error.maxBytes)} and was stopped`;
         }
       };
-      await client.connect(transport, { timeout: this.timing.startTimeoutMs });
+      await client.connect(transport, startOptions);
       const listing = new BoundedToolList();
       let cursor: string | undefined;
       let pages = 0;
@@ -171,7 +179,7 @@ export class McpServerConnection {
         if (pages > MAX_TOOL_PAGES) throw new Error(`its tool list runs past ${MAX_TOOL_PAGES} pages`);
         // Not client.listTools: the SDK's schema checks every entry (mcp-tool-bounds.ts checks a bounded number).
         const list = { method: "tools/list", params: cursor ? { cursor } : {} } as const;
-        const page = await client.request(list, UNCHECKED_RESULT, { timeout: this.timing.startTimeoutMs });
+        const page = await client.request(list, UNCHECKED_RESULT, startOptions);
         if (!Array.isArray(page.tools)) throw new Error("its tool list is not a list");
         listing.add(page.tools, (entry) => {
           const tool = ToolSchema.safeParse(entry);
@@ -202,7 +210,11 @@ export class McpServerConnection {
       client.onclose = undefined;
       streams.stop();
       await client.close().catch(() => undefined);
-      this.scheduleRestart(this.stopReason ?? `failed to start: ${this.describe(error)}`);
+      // The SDK words an aborted request as its own error: the deadline's reason says it better.
+      const cause = startTime.signal.aborted ? startTime.signal.reason : error;
+      this.scheduleRestart(this.stopReason ?? `failed to start: ${this.describe(cause)}`);
+    } finally {
+      this.clock.clearTimer(startTimer);
     }
   }
 
