@@ -11,6 +11,7 @@
 import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
+import { StartOverMap } from "./start-over-map.js";
 
 /** What a text-body call carries: the caller's fetch options, of which these are honoured. */
 export interface TextPostInit {
@@ -64,11 +65,11 @@ interface Target extends Readonly<Pick<http.RequestOptions, "hostname" | "port" 
 
 /**
  * The URLs posted to, each parsed once: an API posts to a few dozen method URLs, and parsing one
- * into request options cost about 10 µs per call. Past MAX_TARGETS the cache starts over: a plain
- * map's read is a lookup, where keeping the order of use (an LRU) rewrote the entry at every call.
+ * into request options cost about 10 µs per call. Past MAX_TARGETS the cache starts over
+ * (StartOverMap: a read stays a plain lookup, where an LRU rewrote the entry at every call).
  */
 const MAX_TARGETS = 1_000;
-const targets = new Map<string, Target>();
+const targets = new StartOverMap<string, Target>(MAX_TARGETS);
 
 /** `url`'s target, or undefined for a URL that is not http(s). */
 function targetOf(url: string): Target | undefined {
@@ -80,7 +81,6 @@ function targetOf(url: string): Target | undefined {
   const ownHeaders = ["host", parsed.host];
   if (auth) ownHeaders.push("authorization", `Basic ${Buffer.from(auth).toString("base64")}`);
   const target: Target = { protocol: parsed.protocol, hostname, port, path, ownHeaders };
-  if (targets.size >= MAX_TARGETS) targets.clear();
   targets.set(url, target);
   return target;
 }

@@ -22,6 +22,7 @@
  * deadline; its own timeout stays behind them, which is why a deadline is at most MAX_DEADLINE_MS.
  */
 import { HttpError, InputFile, type Transformer } from "grammy";
+import { StartOverMap } from "../shared/start-over-map.js";
 import { isTimeout, postJsonCall } from "./telegram-json-call.js";
 
 /** Deadlines in ms by kind of call (see the module comment). */
@@ -180,11 +181,10 @@ export function deadlineTransformer(
   const methodRoot = `${endpoint.apiRoot}/bot${endpoint.token}/`;
   // Each method's URL built once: a URL built anew is a new string, hashed again by every lookup
   // of it (postText's parsed URLs). Calls name a few dozen methods; past MAX_METHODS it starts over.
-  const methodUrls = new Map<string, string>();
+  const methodUrls = new StartOverMap<string, string>(MAX_METHODS);
   const urlOf = (method: string): string => {
     let url = methodUrls.get(method);
     if (url === undefined) {
-      if (methodUrls.size >= MAX_METHODS) methodUrls.clear();
       url = methodRoot + method;
       methodUrls.set(method, url);
     }
