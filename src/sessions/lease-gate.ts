@@ -169,8 +169,8 @@ export class LeaseGate implements TurnGate {
    */
   private async admits(live: LiveSession, entry: SharedEntry): Promise<boolean> {
     const { queueCap } = this.options.host();
-    if (!entry.capped || queueCap.admits(live)) return true;
-    await queueCap.refuse(live);
+    if (!entry.capped || queueCap.admits(live, entry.message.user)) return true;
+    await queueCap.refuse(live, entry.message.user);
     this.options.logger.warn(
       { sessionId: live.id },
       "refusing a queued message: the session's queue is full",

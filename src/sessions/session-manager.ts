@@ -31,7 +31,7 @@ import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
 import type { SessionParts } from "./session-parts.js";
-import { QUEUE_FULL_REASON, type QueueCap } from "./queue-cap.js";
+import type { QueueCap } from "./queue-cap.js";
 import { queuedMessageOf } from "./session-record.js";
 import { retryRefusal } from "./retry-requester.js";
 import type { SessionRecords } from "./session-records.js";
@@ -187,10 +187,8 @@ export class SessionManager implements ConversationService {
         const offered = await this.scheduler.offer(live, queued, { steer, capped: true });
         return offered === "duplicate" ? duplicate : { status: "queued" };
       }
-      if (!this.queueCap.admits(live)) {
-        await this.queueCap.refuse(live);
-        return { status: "ignored", reason: QUEUE_FULL_REASON };
-      }
+      if (!this.queueCap.admits(live, queued.user))
+        return { status: "ignored", reason: await this.queueCap.refuse(live, queued.user) };
       if (
         this.options.defaults.queueMode === "steer" &&
         this.scheduler.takesSteeringFrom(live, queued.user) &&

@@ -452,7 +452,8 @@ describe("several session stacks on one Redis", () => {
     async (_what, queueMode, user, kept, n) => {
       stacks = await Promise.all(["A", "B"].map((name) => openStackWith(name, { queueMode })));
       const [a, b] = stacks as [Stack, Stack];
-      const target = thread(`1700000350.00000${n}`);
+      // A DM: the whole queue is open to one person (in a shared thread a person gets a share).
+      const target = thread(`1700000350.00000${n}`, "D350");
       const hang = `hang while flooded with ${queueMode}`;
       await a.manager.receive(message(hang, { target }));
       await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");

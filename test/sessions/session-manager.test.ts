@@ -6,6 +6,7 @@ import { textStep, toolStep } from "../support/scripted-provider.js";
 import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
 import { WrappedStore } from "../support/wrapped-store.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
+import { MAX_QUEUED_PER_PERSON } from "../../src/sessions/queue-cap.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
 import { ANA, BEN, BOSS, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
@@ -442,8 +443,10 @@ describe("SessionManager intake limits", () => {
     const out = h.outputs.for(thread());
     await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
     const statuses: string[] = [];
+    // Six people, none past their share of the shared thread's queue before it is full.
+    const people = Array.from({ length: 6 }, (_, k) => ({ id: `U_P${k}`, name: `P${k}` }));
     for (let i = 0; i < MAX_QUEUED_MESSAGES + 5; i++)
-      statuses.push((await h.manager.receive(message(`flood ${i}`, { user: BEN }))).status);
+      statuses.push((await h.manager.receive(message(`flood ${i}`, { user: people[i % 6] }))).status);
     expect(statuses.filter((s) => s === "queued")).toHaveLength(MAX_QUEUED_MESSAGES);
     expect(statuses.slice(MAX_QUEUED_MESSAGES)).toEqual(Array(5).fill("ignored"));
     // The thread hears about it once, not once per refused message.
@@ -457,13 +460,45 @@ describe("SessionManager intake limits", () => {
 
   it("bounds steering too: the turn's requester cannot grow the queue past the limit", async () => {
     const h = await makeHarness({ steps: [{ text: ["thinking"], hang: true }] });
-    await h.manager.receive(message("long question"));
-    const out = h.outputs.for(thread());
+    // A DM, where the whole queue is its one person's.
+    const dm = thread("1700000000.000100", "D1");
+    await h.manager.receive(message("long question", { target: dm }));
+    const out = h.outputs.for(dm);
     await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
     const statuses: string[] = [];
     for (let i = 0; i < MAX_QUEUED_MESSAGES + 3; i++)
-      statuses.push((await h.manager.receive(message(`steer ${i}`))).status);
+      statuses.push((await h.manager.receive(message(`steer ${i}`, { target: dm }))).status);
     expect(statuses.filter((s) => s === "ignored")).toHaveLength(3);
+    await h.manager.command(dm, ANA, "stop", []);
+    await h.manager.idle();
+  });
+
+  it("in a shared thread one person's flood takes only their share of the queue: the others' messages are still taken", async () => {
+    const h = await makeHarness({
+      steps: [{ text: ["thinking"], hang: true }],
+      overrides: { defaults: { ...followup, queueMode: "followup" } },
+    });
+    await h.manager.receive(message("long question"));
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
+    const flood: string[] = [];
+    for (let i = 0; i < MAX_QUEUED_MESSAGES + 5; i++)
+      flood.push((await h.manager.receive(message(`flood ${i}`, { user: BEN }))).status);
+    expect(flood.filter((s) => s === "queued")).toHaveLength(MAX_QUEUED_PER_PERSON);
+    expect(flood.slice(MAX_QUEUED_PER_PERSON)).toEqual(
+      Array(MAX_QUEUED_MESSAGES + 5 - MAX_QUEUED_PER_PERSON).fill("ignored"),
+    );
+    // Ben is told once, by name and id; the thread is not told it is full, since it is not.
+    const told = out.texts.filter((t) => t.includes("of your messages are waiting"));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^Ben \(id U_BEN\), 10 of your messages/);
+    expect(out.texts.filter((t) => t.includes("queued in this thread already"))).toHaveLength(0);
+    // Everyone else still gets in: Ana, and the boss.
+    expect((await h.manager.receive(message("mine", { user: ANA }))).status).toBe("queued");
+    expect((await h.manager.receive(message("and mine", { user: BOSS }))).status).toBe("queued");
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      new RegExp(`a turn is running, ${MAX_QUEUED_PER_PERSON + 2} queued`),
+    );
     await h.manager.command(thread(), ANA, "stop", []);
     await h.manager.idle();
   });
