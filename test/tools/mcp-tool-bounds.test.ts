@@ -1,8 +1,9 @@
 /**
  * What one MCP server may advertise to the model (mcp-tool-bounds.ts): a remote server listing
  * thousands of tools, descriptions of 100 KB and a 1 MB input schema is offered at most the cap,
- * descriptions cut, the tools whose schemas a provider would refuse dropped, with one warning
- * that counts without quoting; an ordinary server's tools reach the model as before.
+ * descriptions cut, the tools whose schemas a provider would refuse dropped, those past a total
+ * size dropped, with one warning that counts without quoting; an ordinary server's tools reach
+ * the model as before.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -188,6 +189,38 @@ describe("bounds on what an MCP server advertises", () => {
     expect(warnings[0]?.fields).toMatchObject({ listed: 6, offered: 2, dropped: { name: 4 } });
     expect(warnings[0]?.message).toBe(
       'MCP server "shell": 4 of its 6 tools not offered (4 with a name that is not 1 to 128 letters, digits, _, - or .)',
+    );
+  });
+
+  it("offers tools up to 128 KB of names, descriptions and schemas together, so every turn has room", async () => {
+    // Each tool within its own bounds (a 15 KB schema, a 1 KB description): 64 of them made about
+    // 1 MB, some 280,000 tokens in every model request of every chat, which no model's context takes.
+    const schema: Tool["inputSchema"] = {
+      type: "object",
+      properties: { q: { type: "string", description: "s".repeat(15 * 1024) } },
+    };
+    const url = await remoteServer(() => ({
+      tools: Array.from(
+        { length: 64 },
+        (_, n): Tool => ({
+          name: `t${n}`,
+          description: "d".repeat(1024),
+          inputSchema: schema,
+        }),
+      ),
+    }));
+    const { manager, warnings } = await start("fat", url);
+    const tools = manager.tools();
+    expect(tools.map((tool) => tool.name)).toEqual(Array.from({ length: 7 }, (_, n) => `fat__t${n}`));
+    const bytes = tools.reduce(
+      (sum, tool) => sum + JSON.stringify(tool.jsonSchema).length + tool.description.length,
+      0,
+    );
+    expect(bytes).toBeLessThan(128 * 1024);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.fields).toMatchObject({ listed: 64, offered: 7, dropped: { overBudget: 57 } });
+    expect(warnings[0]?.message).toBe(
+      'MCP server "fat": 57 of its 64 tools not offered (57 past 128.0 KB of names, descriptions and schemas)',
     );
   });
 

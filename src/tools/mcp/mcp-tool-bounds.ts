@@ -11,6 +11,10 @@
  * object schema (type "object" at the top, no top-level anyOf / oneOf / allOf / not / enum / if,
  * which providers refuse), nests deeper than MAX_SCHEMA_DEPTH or serializes to more than
  * MAX_SCHEMA_BYTES. Only the fields the agent uses are kept (not output schemas, icons, _meta).
+ * The tools kept together hold at most MAX_LISTING_BYTES of names, descriptions and schemas: each
+ * within its own bounds, 64 tools of a 16 KB schema and a 1 KB description still made over a
+ * megabyte (some 280,000 tokens) in every model request, past any model's context, so one server
+ * failed every turn of every chat; a tool that would go past it is dropped.
  * Each entry of the listing is checked as an MCP tool on its own, and only the first
  * MAX_TOOLS_EXAMINED of them: checked whole by the SDK, a listing of 100,000 entries of `{}` (300 KB)
  * held the event loop seconds on every start, and a few megabytes of them took the process past its
@@ -18,8 +22,8 @@
  * What was dropped or cut is reported once per listing, by count and reason, never with the
  * server's text.
  *
- * There is no cap on the tools of all servers together: the registry registers built-in tools
- * first, and several large servers can still exceed a provider's limit.
+ * This bounds one server: McpManager offers as many tools of all servers as one request has room
+ * for, and several servers near their bounds can still fill a small model's context together.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { formatBytes } from "../../core/attachment.js";
@@ -34,6 +38,8 @@ const TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME_CHARS}}$`);
 export const MAX_SCHEMA_BYTES = 16 * 1024;
 /** Levels of JSON objects and arrays in an input schema (`{"type":"object"}` is 1). */
 export const MAX_SCHEMA_DEPTH = 32;
+/** Bytes of names, descriptions and input schemas of the tools one server is offered with (some 32,000 tokens). */
+export const MAX_LISTING_BYTES = 128 * 1024;
 
 const DESCRIPTION_CUT_MARK = " … [description cut]";
 const TOP_LEVEL_REFUSED = ["anyOf", "oneOf", "allOf", "not", "enum", "if", "then", "else"];
@@ -52,12 +58,13 @@ function depthOf(value: unknown, limit: number): number {
   return deepest;
 }
 
-/** Whether a provider will take `schema` as a tool's parameters, within the bounds. */
-function schemaAccepted(schema: Tool["inputSchema"]): boolean {
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return false;
-  if (schema.type !== "object" || TOP_LEVEL_REFUSED.some((key) => key in schema)) return false;
-  if (depthOf(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) return false;
-  return Buffer.byteLength(JSON.stringify(schema)) <= MAX_SCHEMA_BYTES;
+/** The bytes of `schema` when a provider will take it as a tool's parameters within the bounds, else undefined. */
+function acceptedSchemaBytes(schema: Tool["inputSchema"]): number | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return undefined;
+  if (schema.type !== "object" || TOP_LEVEL_REFUSED.some((key) => key in schema)) return undefined;
+  if (depthOf(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(schema));
+  return bytes <= MAX_SCHEMA_BYTES ? bytes : undefined;
 }
 
 function cut(text: string): string {
@@ -73,7 +80,10 @@ export class BoundedToolList {
   private malformed = 0;
   private badName = 0;
   private badSchema = 0;
+  private overBudget = 0;
   private descriptionsCut = 0;
+  /** Bytes of the kept tools' names, descriptions and schemas. */
+  private bytes = 0;
 
   /**
    * Take one page of the listing, each entry made a Tool by `asTool` (undefined: it is not one);
@@ -93,15 +103,30 @@ export class BoundedToolList {
       const tool = asTool(entry);
       if (tool === undefined) this.malformed += 1;
       else if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) this.badName += 1;
-      else if (!schemaAccepted(tool.inputSchema)) this.badSchema += 1;
-      else this.tools.push(this.kept(tool));
+      else this.check(tool);
     }
   }
 
-  private kept(tool: Tool): Tool {
+  /** Keep `tool` (its name already checked) when its schema is accepted and it fits the budget. */
+  private check(tool: Tool): void {
+    const schemaBytes = acceptedSchemaBytes(tool.inputSchema);
+    if (schemaBytes === undefined) {
+      this.badSchema += 1;
+      return;
+    }
     const text = tool.description ?? tool.title;
     const description = text === undefined ? undefined : cut(text);
+    const bytes = schemaBytes + Buffer.byteLength(tool.name) + Buffer.byteLength(description ?? "");
+    if (this.bytes + bytes > MAX_LISTING_BYTES) {
+      this.overBudget += 1;
+      return;
+    }
+    this.bytes += bytes;
     if (description !== text) this.descriptionsCut += 1;
+    this.tools.push(this.kept(tool, description));
+  }
+
+  private kept(tool: Tool, description: string | undefined): Tool {
     const hints = tool.annotations;
     const annotations = {
       ...(typeof hints?.readOnlyHint === "boolean" ? { readOnlyHint: hints.readOnlyHint } : {}),
@@ -129,6 +154,9 @@ export class BoundedToolList {
       this.badSchema > 0
         ? `${this.badSchema} with an input schema that is not an object schema, nests over ${MAX_SCHEMA_DEPTH} levels or is over ${formatBytes(MAX_SCHEMA_BYTES)}`
         : "",
+      this.overBudget > 0
+        ? `${this.overBudget} past ${formatBytes(MAX_LISTING_BYTES)} of names, descriptions and schemas`
+        : "",
     ].filter(Boolean);
     const parts = [
       dropped > 0 ? `${dropped} of its ${this.listed} tools not offered (${reasons.join("; ")})` : "",
@@ -146,6 +174,7 @@ export class BoundedToolList {
           malformed: this.malformed,
           name: this.badName,
           schema: this.badSchema,
+          overBudget: this.overBudget,
         },
         descriptionsCut: this.descriptionsCut,
       },
