@@ -8,7 +8,9 @@
  * the whole head that 1 KB of `<svg '` repeated before half a megabyte held the event loop for
  * 160 ms, per file and per read_file of it (every file read is probed). A JPEG is read by a
  * walk of its own (jpeg-size.ts) that gives up where the file's structure breaks, as `image-size`
- * does not: it searches on byte by byte, for hundreds of milliseconds on a crafted head. A GIF is
+ * does not: it searches on byte by byte, for hundreds of milliseconds on a crafted head. The walk
+ * goes on to the scan, past the head where the segments before it do: a decoder takes its size from
+ * every frame header before the scan, so one frame header read is not the size. A GIF is
  * sized by a walk over all its frames (gif-size.ts): `image-size` reads only its logical screen,
  * which says nothing of how large the frames a decoder builds are.
  *
@@ -69,7 +71,10 @@ function imageTooLarge(image: ImageInfo): string | undefined {
   return undefined;
 }
 
-/** Bytes of a file's head that tell its format and size (enough for JPEG EXIF headers); not a GIF's. */
+/**
+ * Bytes of a file's head that tell its format and size (enough for JPEG EXIF headers); not a GIF's,
+ * nor a JPEG's whose segments go on past it.
+ */
 const HEAD_BYTES = 512 * 1024;
 /**
  * The most bytes of a file `readImageHandle` reads unless told otherwise (the default cap on a
@@ -84,14 +89,19 @@ interface ImageInfo {
   readonly height?: number;
   /** Why the bytes give no size, when the usual reason (the header says none) is not it. */
   readonly unsized?: string;
+  /**
+   * The bytes ended before the headers a decoder reads for the size did (a JPEG's segments before
+   * its scan): where the file goes on, more of it must be read to tell its size.
+   */
+  readonly cut?: boolean;
 }
 
-/** A JPEG head's size in `image-size`'s terms, or undefined when its walk gave up. */
+/** A JPEG's size in `image-size`'s terms, or undefined when its walk gave up. */
 function jpegInfo(
-  head: Uint8Array,
-): { type: string; width: number; height: number; orientation?: number } | undefined {
-  const size = jpegSize(head);
-  return size && { type: "jpg", ...size };
+  bytes: Uint8Array,
+): { type: string; width: number; height: number; orientation?: number; cut: boolean } | undefined {
+  const size = jpegSize(bytes);
+  return size && { type: "jpg", width: 0, height: 0, ...size };
 }
 
 /** `image-size`'s reader, loaded and told to give up on every format but PNG and WebP once. */
@@ -118,9 +128,9 @@ async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined
       ...(size.height > 0 ? { height: size.height } : {}),
     };
   }
-  const head = bytes.subarray(0, HEAD_BYTES);
   try {
-    const info = isJpeg(head) ? jpegInfo(head) : (await pngAndWebpSize())(head);
+    // A JPEG's walk reads as far as its scan, however far that is; image-size reads a head.
+    const info = isJpeg(bytes) ? jpegInfo(bytes) : (await pngAndWebpSize())(bytes.subarray(0, HEAD_BYTES));
     if (!info) return undefined;
     const mediaType = info.type ? VIEWABLE[info.type] : undefined;
     if (!mediaType) return undefined;
@@ -129,6 +139,7 @@ async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined
       mediaType,
       ...(info.width > 0 ? { width: rotated ? info.height : info.width } : {}),
       ...(info.height > 0 ? { height: rotated ? info.width : info.height } : {}),
+      ...("cut" in info && info.cut ? { cut: true } : {}),
     };
   } catch {
     return undefined;
@@ -187,11 +198,12 @@ async function readJudged(
   const head = await readHead(handle, Math.min(size, HEAD_BYTES));
   const headInfo = await probeImageBytes(head);
   if (!headInfo) return { data: head, probe: undefined };
-  // Only a GIF's size needs bytes past the head (gif-size.ts walks every frame); another format's
-  // is the head's whatever follows. A head cut short means the file ended there.
-  const gif = headInfo.mediaType === "image/gif";
-  const data = head.length < HEAD_BYTES || !(whole || gif) ? head : await readOn(handle, head, size);
-  const info = gif && data !== head ? await probeImageBytes(data) : headInfo;
+  // Only a GIF's size (gif-size.ts walks every frame) and one whose headers go on past the head
+  // (`cut`) need bytes past it; another's is the head's whatever follows. A head cut short means
+  // the file ended there: what a decoder is sent ends there too, and reads no header after it.
+  const onward = headInfo.mediaType === "image/gif" || headInfo.cut === true;
+  const data = head.length < HEAD_BYTES || !(whole || onward) ? head : await readOn(handle, head, size);
+  const info = onward && data !== head ? await probeImageBytes(data) : headInfo;
   if (!info) return { data, probe: undefined };
   const reason = imageTooLarge(info);
   if (reason !== undefined)

@@ -1,5 +1,5 @@
 /**
- * A JPEG's pixel size (and EXIF orientation) from the head of the file, by walking its marker
+ * A JPEG's pixel size (and EXIF orientation) from the start of the file, by walking its marker
  * segments in order: each segment says how long it is, so the next marker must sit right after it.
  * The walk gives up as soon as one does not — a file with a broken chain is not an image a model
  * can be shown — instead of searching on for a marker byte by byte, as `image-size` does: there a
@@ -9,15 +9,29 @@
  * skipped whole, and no head costs more than a walk over its bytes.
  *
  * Only the frame headers of the codings vision endpoints decode (baseline, extended sequential,
- * progressive: SOF0–SOF2) give a size, as with `image-size`; a lossless or arithmetic-coded frame,
- * or the scan starting before any frame header, ends the walk without one.
+ * progressive: SOF0–SOF2) give a size, as with `image-size`; a lossless, hierarchical or
+ * arithmetic-coded frame, or the scan starting before any frame header, ends the walk without one.
+ *
+ * The size is the one a decoder allocates, so the walk goes on to the start of the scan: Pillow
+ * (what self-hosted vision servers decode with) reads every segment up to it and takes the size of
+ * the last frame header it meets (and of a DHP segment), then allocates that before decoding. A
+ * JPEG stating 10×10 in its first frame header and 13000×13000 in a second passed as 10×10 when
+ * the walk stopped at the first. So a second frame header, a DHP, and the markers Pillow reads no
+ * length after while this walk would skip one (JPG, JPGn: a frame header could hide in what one
+ * reader skips and the other reads) end the walk without a size; and bytes that end before the scan
+ * are said to (`cut`), so the caller reads on where the file goes on.
  */
 
-/** What the head of a JPEG says: its stored size, and the EXIF orientation when it has one. */
+/**
+ * What the start of a JPEG says: its stored size (when a frame header was read), the EXIF
+ * orientation when it has one, and whether the bytes ended before the scan (`cut`): a frame header
+ * after them, which a decoder would read, was not seen.
+ */
 export interface JpegSize {
-  readonly width: number;
-  readonly height: number;
+  readonly width?: number;
+  readonly height?: number;
   readonly orientation?: number;
+  readonly cut: boolean;
 }
 
 /** Whether `head` starts as a JPEG does (the start-of-image marker). */
@@ -26,8 +40,17 @@ export function isJpeg(head: Uint8Array): boolean {
 }
 
 const SOF_SIZED = new Set([0xc0, 0xc1, 0xc2]);
-/** The other frame headers (lossless, hierarchical, arithmetic-coded): no size a model can use. */
-const SOF_OTHER = new Set([0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+/**
+ * The other frame headers (lossless, hierarchical, arithmetic-coded) and DHP, which Pillow sizes
+ * as one: no size a model can use. With them, the markers after which Pillow reads no length (JPG,
+ * JPG0–JPG13) while a walk by lengths would skip a segment: the two would read different markers.
+ */
+const UNWALKABLE = new Set([
+  0xc3, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf, 0xde, 0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5,
+  0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd,
+]);
+const SOS = 0xda;
+const EOI = 0xd9;
 /** Markers that stand alone, with no length after them (TEM, RST0–7, a second SOI). */
 const STANDALONE = new Set([0x01, 0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8]);
 const APP1 = 0xe1;
@@ -69,35 +92,45 @@ function exifOrientation(data: Uint8Array): number | undefined {
 }
 
 /**
- * The size a JPEG's frame header in `head` gives, or undefined when the marker chain from the
- * start of `head` breaks, ends, or reaches the scan before a frame header (see the module header).
+ * The size the one frame header before the scan gives (see the module header), or undefined when
+ * `bytes` is no JPEG, its marker chain breaks or ends, it has no usable frame header or more than
+ * one, or a marker the walk cannot follow as a decoder does comes first. Bytes that end before the
+ * scan, the chain whole so far, give what was read with `cut` set.
  */
-export function jpegSize(head: Uint8Array): JpegSize | undefined {
-  if (!isJpeg(head)) return undefined;
+export function jpegSize(bytes: Uint8Array): JpegSize | undefined {
+  if (!isJpeg(bytes)) return undefined;
   let orientation: number | undefined;
+  let frame: { width: number; height: number } | undefined;
+  const found = (cut: boolean): JpegSize => ({
+    ...frame,
+    ...(orientation !== undefined ? { orientation } : {}),
+    cut,
+  });
   let at = 2;
   for (;;) {
-    if (head[at] !== 0xff) return undefined;
+    if (at >= bytes.length) return found(true);
+    if (bytes[at] !== 0xff) return undefined;
     // Fill bytes (FF) may pad a marker.
-    while (head[at + 1] === 0xff) at++;
-    if (at + 2 > head.length) return undefined;
-    const marker = head[at + 1]!;
+    while (bytes[at + 1] === 0xff) at++;
+    if (at + 2 > bytes.length) return found(true);
+    const marker = bytes[at + 1]!;
+    if (marker === SOS) return frame && found(false);
     if (STANDALONE.has(marker)) {
       at += 2;
       continue;
     }
-    if (at + 4 > head.length) return undefined;
-    const length = u16(head, at + 2);
+    if (UNWALKABLE.has(marker) || marker === EOI || marker === 0x00) return undefined;
+    if (at + 4 > bytes.length) return found(true);
+    const length = u16(bytes, at + 2);
     if (length < 2) return undefined;
     if (SOF_SIZED.has(marker)) {
-      if (at + 9 > head.length || length < 7) return undefined;
-      const height = u16(head, at + 5);
-      const width = u16(head, at + 7);
-      return { width, height, ...(orientation !== undefined ? { orientation } : {}) };
+      // A second frame header: a decoder takes one, Pillow the last; neither is to be trusted.
+      if (frame || length < 7) return undefined;
+      if (at + 9 > bytes.length) return found(true);
+      frame = { height: u16(bytes, at + 5), width: u16(bytes, at + 7) };
     }
-    if (SOF_OTHER.has(marker) || marker === 0xda || marker === 0xd9 || marker === 0x00) return undefined;
     if (marker === APP1 && orientation === undefined)
-      orientation = exifOrientation(head.subarray(at + 4, Math.min(at + 2 + length, head.length)));
+      orientation = exifOrientation(bytes.subarray(at + 4, Math.min(at + 2 + length, bytes.length)));
     at += 2 + length;
   }
 }

@@ -160,4 +160,50 @@ describe("probeImageFile on JPEGs", () => {
       await probeJpeg(Buffer.concat([Buffer.from("ffd8ffe0", "hex"), Buffer.alloc(512 * 1024)])),
     ).toBeUndefined();
   });
+
+  it("takes the size a decoder allocates: a second frame header, a DHP, or one hidden in a JPG segment is refused", async () => {
+    const real = await jpeg("python-16x16.jpg");
+    const sof = real.indexOf(Buffer.from([0xff, 0xc0]));
+    const frame = real.subarray(sof, sof + 2 + real.readUInt16BE(sof + 2));
+    // The same frame header stating 13000×13000: Pillow reads every segment up to the scan and
+    // takes the last frame header's size (169 megapixels allocated), the walk stopped at the first.
+    const huge = Buffer.from(frame);
+    huge.writeUInt16BE(13_000, 5);
+    huge.writeUInt16BE(13_000, 7);
+    const insert = (extra: Buffer, at = sof + frame.length) =>
+      Buffer.concat([real.subarray(0, at), extra, real.subarray(at)]);
+    expect(await probeJpeg(insert(huge))).toBeUndefined();
+    // Pillow sizes a DHP segment as a frame header.
+    expect(
+      await probeJpeg(insert(Buffer.concat([Buffer.from([0xff, 0xde]), huge.subarray(2)]))),
+    ).toBeUndefined();
+    // Pillow reads no length after JPG (C8) or JPG7 (F7) and finds the frame header in what a walk
+    // by lengths skips.
+    expect(await probeJpeg(insert(segment(0xc8, huge)))).toBeUndefined();
+    expect(await probeJpeg(insert(segment(0xf7, huge)))).toBeUndefined();
+    // Real segments around the one frame header are walked to the scan as before.
+    expect(await probeJpeg(insert(segment(0xfe, Buffer.from("a comment"))))).toMatchObject({
+      usable: true,
+      image: { width: 16, height: 16 },
+    });
+  });
+
+  it("reads on past the head when a JPEG's segments do, to the scan", async () => {
+    const real = await jpeg("python-16x16.jpg");
+    const sof = real.indexOf(Buffer.from([0xff, 0xc0]));
+    const end = sof + 2 + real.readUInt16BE(sof + 2);
+    const huge = Buffer.from(real.subarray(sof, end));
+    huge.writeUInt16BE(13_000, 5);
+    huge.writeUInt16BE(13_000, 7);
+    // Ten ICC-sized segments (640 KB) after the real frame header put a second one past the head.
+    const padding = Array.from({ length: 10 }, () => segment(0xe2, Buffer.alloc(65_533, 0x20)));
+    const hidden = Buffer.concat([real.subarray(0, end), ...padding, huge, real.subarray(end)]);
+    expect(hidden.indexOf(huge)).toBeGreaterThan(512 * 1024);
+    expect(await probeJpeg(hidden)).toBeUndefined();
+    // The same segments before a JPEG's only frame header: sized once the scan is reached.
+    expect(await probeJpeg(withSegments(real, padding))).toMatchObject({
+      usable: true,
+      image: { width: 16, height: 16 },
+    });
+  });
 });
