@@ -1,7 +1,10 @@
 /**
  * Readiness: named checks (channel connected, store reachable, accepting work) that `/readyz`
  * evaluates together. Ready only when every registered check passes; a check that throws or
- * does not answer in time counts as failing, with the reason in its detail.
+ * does not answer in time counts as failing, with the reason in its detail. Evaluations asked for
+ * while one runs share it: `/readyz` needs no credentials, and each evaluation pings the store
+ * (a Postgres one holds a pooled connection and takes a table lock for it), so a stranger sending
+ * a thousand requests at once made a thousand pings, and the chats waited for the pool.
  */
 import { settlesWithin } from "../core/settles-within.js";
 import { scrubSecrets } from "../logging/redact.js";
@@ -46,6 +49,8 @@ async function runCheck(name: string, check: ReadinessCheck, timeoutMs: number):
 /** The set of readiness checks the app registers as its parts come up. */
 export class Readiness {
   private readonly checks = new Map<string, ReadinessCheck>();
+  /** The evaluation running now for each time limit, which later askers share. */
+  private readonly running = new Map<number, Promise<ReadinessReport>>();
 
   /** Add (or replace) a named check; returns a function that removes it. */
   register(name: string, check: ReadinessCheck): () => void {
@@ -55,11 +60,14 @@ export class Readiness {
     };
   }
 
-  /** Run every check concurrently. */
-  async evaluate(timeoutMs = CHECK_TIMEOUT_MS): Promise<ReadinessReport> {
-    const checks = await Promise.all(
-      [...this.checks].map(([name, check]) => runCheck(name, check, timeoutMs)),
-    );
-    return { ready: checks.every((check) => check.ok), checks };
+  /** Run every check concurrently, or share the evaluation with this time limit already running. */
+  evaluate(timeoutMs = CHECK_TIMEOUT_MS): Promise<ReadinessReport> {
+    const running = this.running.get(timeoutMs);
+    if (running) return running;
+    const run = Promise.all([...this.checks].map(([name, check]) => runCheck(name, check, timeoutMs)))
+      .then((checks) => ({ ready: checks.every((check) => check.ok), checks }))
+      .finally(() => this.running.delete(timeoutMs));
+    this.running.set(timeoutMs, run);
+    return run;
   }
 }

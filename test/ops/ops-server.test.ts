@@ -124,6 +124,24 @@ describe("ops server", () => {
     });
   });
 
+  it("runs the checks once for /readyz requests that arrive together, each answered with that run", async () => {
+    // A store ping per request: 50 strangers' requests at once held 50 pooled store connections.
+    const readiness = new Readiness();
+    let pings = 0;
+    readiness.register("store", async () => {
+      pings += 1;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return true;
+    });
+    const { url } = await start(readiness);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${url}/readyz`)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(200));
+    expect(pings).toBe(1);
+    // Once that run ended, the next request runs the checks again.
+    await fetch(`${url}/readyz`);
+    expect(pings).toBe(2);
+  });
+
   it("reports a check that does not answer in time as failing", async () => {
     const readiness = new Readiness();
     readiness.register("hangs", () => new Promise<boolean>(() => undefined));
