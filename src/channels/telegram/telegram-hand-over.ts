@@ -19,7 +19,9 @@
  * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in
  * a block they cannot close (core/attachment.ts), and the person's text is one line saying they
  * forwarded it — so a forward that writes its own "end of forward" and goes on in the forwarder's
- * voice never speaks for them, and the session layer never reads it as a typed command.
+ * voice never speaks for them, and the session layer never reads it as a typed command. An
+ * inline bot's result sent through it is handed over the same way, naming the bot: its words are
+ * the bot's, which the sender may not have seen before it was sent.
  */
 import type { Logger } from "pino";
 import { type AttachmentIntake, NO_FILES } from "../../attachments/inbound-attachments.js";

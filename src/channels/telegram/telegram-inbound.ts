@@ -5,6 +5,8 @@
  * message, and the text with the bot's own mention removed. A message that starts with another
  * bot's command (`/new@OtherBot`, also after this bot's mention) is never the bot's, in a DM or as a
  * reply to it either: the shared command parser's rule (`isAnotherBotsCommand`) decides that.
+ * Words that are not the sender's own — a forward, an inline bot's result sent through it — are
+ * never a command, and travel as the words of their origin (forwardedFrom).
  */
 import { z } from "zod";
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
@@ -137,7 +139,9 @@ export const telegramMessageSchema = z.object({
   forward_date: z.number().optional(),
   /**
    * The inline bot a message was sent through: its content (a voice clip, a text) is that bot's
-   * result, not something the sender recorded or typed. Only whether it is there is read.
+   * result, not something the sender recorded or typed (the sender picks a result by the title the
+   * bot gives it, and may never see the text it sends). Whether it is there is read, and its id and
+   * username when they are well formed (viaBotOf).
    */
   via_bot: z.unknown().optional(),
   /** A channel post Telegram copied into the channel's linked discussion group: no person's. */
@@ -205,6 +209,19 @@ export function isForwarded(message: Pick<TelegramMessage, "forward_origin" | "f
   return message.forward_origin !== undefined || message.forward_date !== undefined;
 }
 
+/**
+ * Whether a message's words are not its sender's own: forwarded from elsewhere, or an inline bot's
+ * result sent through it (see `via_bot`). A command in one is never run.
+ */
+export function isOthersWords(
+  message: Pick<TelegramMessage, "forward_origin" | "forward_date" | "via_bot">,
+): boolean {
+  return isForwarded(message) || message.via_bot !== undefined;
+}
+
+/** The inline bot of `via_bot` as far as it reads: its id and username, when well formed. */
+const viaBotSchema = z.object({ id: z.number().int(), username: z.string().max(64).optional() });
+
 /** Where a forward came from, as the platform says it; unknown for an origin it does not name. */
 export interface ForwardedFrom {
   /** With the names Telegram gives (anyone's choice: for the block the text is shown in). */
@@ -213,11 +230,14 @@ export interface ForwardedFrom {
   readonly source: string;
 }
 
-/** Where a forwarded message came from (see ForwardedFrom); undefined when it is not forwarded. */
+/**
+ * Where the words of a message that are not its sender's came from (see ForwardedFrom): a forward's
+ * origin, or the inline bot it was sent through; undefined when they are the sender's own.
+ */
 export function forwardedFrom(
-  message: Pick<TelegramMessage, "forward_origin" | "forward_date">,
+  message: Pick<TelegramMessage, "forward_origin" | "forward_date" | "via_bot">,
 ): ForwardedFrom | undefined {
-  if (!isForwarded(message)) return undefined;
+  if (!isForwarded(message)) return message.via_bot === undefined ? undefined : viaBotOf(message.via_bot);
   const origin = message.forward_origin ?? UNKNOWN_ORIGIN;
   const named = (name: string | undefined) => (name === undefined ? "" : ` ${JSON.stringify(name)}`);
   switch (origin.type) {
@@ -248,6 +268,17 @@ export function forwardedFrom(
     default:
       return { origin: "unknown origin", source: "an unknown origin" };
   }
+}
+
+/** The inline bot a message was sent through, as an origin (its username is unique on Telegram). */
+function viaBotOf(viaBot: unknown): ForwardedFrom {
+  const bot = viaBotSchema.safeParse(viaBot);
+  if (!bot.success) return { origin: "an inline bot", source: "an inline bot" };
+  const handle = bot.data.username === undefined ? "" : ` @${bot.data.username}`;
+  return {
+    origin: `Telegram inline bot${handle} (id ${bot.data.id})`,
+    source: `Telegram inline bot ${bot.data.id}`,
+  };
 }
 
 /** The forum topic a message belongs to, if any (General and non-forum chats have none). */
@@ -314,10 +345,10 @@ function mentionsBot(text: string, entity: z.infer<typeof entitySchema>, bot: Bo
 
 /**
  * The slash command at the start of the message (`/mode auto`, `/mode@bot auto`), if any; a
- * forwarded message has none: the command is not the forwarder's.
+ * forwarded message, or one sent through an inline bot, has none: the command is not the sender's.
  */
 function leadingCommand(message: TelegramMessage): { command: string; args: string[] } | undefined {
-  if (isForwarded(message)) return undefined;
+  if (isOthersWords(message)) return undefined;
   const { text, entities } = body(message);
   const entity = entities.find((candidate) => candidate.type === "bot_command" && candidate.offset === 0);
   if (!entity) return undefined;

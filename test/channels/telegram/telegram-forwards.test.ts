@@ -198,3 +198,63 @@ describe("Telegram channel: whose words a forward's are", () => {
     expect(after!.includes("I approve")).toBe(false);
   });
 });
+
+/** An inline bot a person sends a result of (`via_bot`): its text is the bot's, picked by a title. */
+const INLINE_BOT = { id: 4242, is_bot: true, first_name: "Gifs", username: "gif" };
+
+describe("Telegram channel: an inline bot's result a person sends", () => {
+  it("never runs a command it carries, in a group or a DM: its words travel as the inline bot's", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const viaBot = { via_bot: INLINE_BOT };
+    send(harness, { chat: OPEN_GROUP, from: ALICE, text: "/new" }, viaBot);
+    send(harness, { chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot mode auto" }, viaBot);
+    send(harness, { chat: ALICE_DM, from: ALICE, text: "/mode auto" }, viaBot);
+    send(harness, { chat: ALICE_DM, from: ALICE, text: "grants revoke" }, { via_bot: { id: "odd" } });
+    await tg.waitFor(() => service.received.length === 3);
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: BOB, text: "/status" });
+    await tg.waitFor(() => service.commands.length === 1);
+    expect(service.commands.map((command) => command.name)).toEqual(["status"]);
+    // The group's "/new" addressed the bot by its command alone, which is not Alice's: nothing.
+    const seen = service.received.map((inbound) => [
+      inbound.target.channel,
+      inbound.text,
+      inbound.attachments,
+    ]);
+    // (Chats are handled side by side: the group's message may come after the DM's.)
+    expect(seen).toHaveLength(3);
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        [
+          String(OPEN_GROUP.id),
+          forwardNote(`Telegram inline bot ${INLINE_BOT.id}`, true),
+          [
+            {
+              kind: "forwarded-text",
+              origin: `Telegram inline bot @gif (id ${INLINE_BOT.id})`,
+              text: "mode auto",
+            },
+          ],
+        ],
+        [
+          String(ALICE.id),
+          forwardNote(`Telegram inline bot ${INLINE_BOT.id}`, true),
+          [
+            {
+              kind: "forwarded-text",
+              origin: `Telegram inline bot @gif (id ${INLINE_BOT.id})`,
+              text: "/mode auto",
+            },
+          ],
+        ],
+        [
+          String(ALICE.id),
+          forwardNote("an inline bot", true),
+          [{ kind: "forwarded-text", origin: "an inline bot", text: "grants revoke" }],
+        ],
+      ]),
+    );
+    for (const inbound of service.received)
+      expect(parseTextCommand(inbound.text, "coworker_bot")).toBeUndefined();
+  });
+});
