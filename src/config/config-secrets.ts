@@ -9,12 +9,27 @@
  * (OPENAI_API_KEY is loaded into model.api_key) and register nothing themselves. Every value of an MCP
  * server's `env` (stdio) or `headers` (http) counts as a secret, whatever its name: that is where an
  * operator hands a server its credentials, under names no rule can know (NOTION_KEY, STRIPE_KEY), and
- * a server's error output is logged. Values under 8 characters ("1", "true", "eu") are left out, as
- * registerSecret leaves out every short value: taking them out would mangle ordinary text.
+ * a server's error output is logged. A header value of a scheme and a credential (`Bearer abc…`,
+ * `Basic dXNl…`) also counts its credential alone, and a Basic one its decoded password: a server
+ * refusing it echoes the token without the scheme ("invalid token abc…"), which neither the whole
+ * value nor the Bearer pattern (a token with a digit, + or =) takes out. Values under 8 characters
+ * ("1", "true", "eu") are left out, as registerSecret leaves out every short value: taking them
+ * out would mangle ordinary text.
  */
 import { registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
 import { storeUrlPassword } from "./store-url-escapes.js";
+
+/** A header value, and for `<scheme> <credential>` the credential and a Basic one's password too. */
+function headerSecrets(value: string): string[] {
+  const match = /^\s*([A-Za-z][\w-]*)\s+(\S+)\s*$/.exec(value);
+  const credential = match?.[2];
+  if (credential === undefined) return [value];
+  if (match?.[1]?.toLowerCase() !== "basic") return [value, credential];
+  const decoded = Buffer.from(credential, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? [value, credential] : [value, credential, decoded.slice(colon + 1)];
+}
 
 /** The configured secret values (blank ones left out). */
 function secretsOf(config: CoworkerConfig): readonly string[] {
@@ -29,7 +44,9 @@ function secretsOf(config: CoworkerConfig): readonly string[] {
     config.telegram.webhook?.secret,
     storeUrlPassword(config.store_url)?.password,
     ...Object.values(config.tools.mcp_servers).flatMap((server) =>
-      Object.values(server.transport === "http" ? server.headers : server.env),
+      server.transport === "http"
+        ? Object.values(server.headers).flatMap(headerSecrets)
+        : Object.values(server.env),
     ),
   ];
   return values.filter((value): value is string => value !== undefined && value.trim() !== "");

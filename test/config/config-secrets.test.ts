@@ -3,6 +3,7 @@
  * to the redactor: afterwards, text holding one shows `[redacted]` instead, also for secrets no
  * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
  * credentials, every env value and header of an MCP server whatever its name, NOTION_KEY included);
+ * an MCP header's credential without its scheme, and a Basic one's password, too;
  * an MCP server's short env values ("eu", "1") are left alone, and a store password that cannot be
  * decoded (a bare %) is taken as written. A short webhook secret is refused.
  */
@@ -81,6 +82,26 @@ tools:
     const text = lines.join("");
     expect(text).not.toContain(plain);
     expect(text.split("[redacted]").length - 1).toBe(2);
+  });
+
+  it("take an MCP header's credential out without its scheme, and a Basic one's password", () => {
+    // A server refusing the header echoes the token alone, which the whole value did not match.
+    const token = "mcpTokenAbcdefghIJ";
+    const password = "basic-pass-7d8e9f";
+    const basic = Buffer.from(`ops:${password}`).toString("base64");
+    const cwd = project(`
+tools:
+  mcp_servers:
+    docs: { url: "https://docs.example/mcp", headers: { Authorization: "Bearer ${token}" } }
+    wiki: { url: "https://wiki.example/mcp", headers: { Proxy-Authorization: "Basic ${basic}" } }
+`);
+    const loaded = loadConfig({ env: {}, cwd });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    registerConfigSecrets(loaded.config);
+    expect(scrubSecrets(`invalid token ${token}`)).toBe("invalid token [redacted]");
+    expect(scrubSecrets(`bad credentials ${basic}`)).toBe("bad credentials [redacted]");
+    expect(scrubSecrets(`user ops with ${password} refused`)).toBe("user ops with [redacted] refused");
+    expect(scrubSecrets("Bearer tokens are required")).toBe("Bearer tokens are required");
   });
 
   it("include the API keys from the file and from OPENAI_API_KEY alone: a log line shows neither", () => {
