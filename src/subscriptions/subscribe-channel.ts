@@ -84,7 +84,7 @@ export async function subscribeChannel(
     subscriberTarget: caller.target,
     channelRef: ref,
     trigger: trigger.trigger,
-    ...(instructions !== undefined ? { instructions } : {}),
+    ...(instructions !== undefined ? { instructions, instructionsBy: args.instructionsBy ?? "agent" } : {}),
     createdAt: existing?.createdAt ?? new Date(deps.clock.now()).toISOString(),
     // Wake-ups run as the person the membership check was just made for (an update's is its creator).
     createdBy: caller.requester,

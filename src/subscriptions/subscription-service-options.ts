@@ -8,6 +8,7 @@ import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Clock } from "../core/clock.js";
 import type { PlatformDirectory } from "./platform-directory.js";
+import type { InstructionsAuthor } from "./subscription.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
 import type { TriggerArgs } from "./triggers.js";
 import type { SubscriberNotifier, WakeSink } from "./wake-sink.js";
@@ -56,10 +57,15 @@ export interface SubscriptionOwner {
   readonly shared?: boolean;
 }
 
+/**
+ * What subscribe_channel hands `subscribe`: the call's arguments and, from the tool, whether a
+ * person approved the instructions (absent: nobody said so, and they are the agent's own).
+ */
 export interface SubscribeArgs {
   readonly channel: string;
   readonly trigger?: TriggerArgs | undefined;
   readonly instructions?: string | undefined;
+  readonly instructionsBy?: InstructionsAuthor | undefined;
 }
 
 /** What became of an observed message. */

@@ -5,10 +5,12 @@
  * channel is checked with the platform for that person's membership. subscribe_channel creates a
  * standing item and unsubscribe_channel ends one, so they are writes (interactive mode asks, with
  * a card showing the new item's instructions whole, as schedule_task's does, or the item that
- * ends); the others are reads. In a thread several people share, catch_up of another channel and
- * subscribe_channel to one (whose messages wake the thread and are read into it from then on) ask
- * a person every time (widensAudience): no standing grant nor reviewer model decides who reads
- * that channel here.
+ * ends); the others are reads. A subscription's instructions are stored as the person's only when
+ * a person approved that very call on its card (ToolContext.approvedByPerson), else as the agent's
+ * own (auto mode, a grant, the reviewer), and its wake-ups credit them so. In a thread several
+ * people share, catch_up of another channel and subscribe_channel to one (whose messages wake the
+ * thread and are read into it from then on) ask a person every time (widensAudience): no standing
+ * grant nor reviewer model decides who reads that channel here.
  *
  * A turn woken by channel content has no person asking: its requester is the subscriber, whose
  * standing is lent to it only to read what woke it. There catch_up reads only the channel of the
@@ -21,7 +23,15 @@ import { clipLine, literalLine } from "../core/one-line.js";
 import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
-import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
+import {
+  type AnyTool,
+  defineTool,
+  fail,
+  ok,
+  type ToolContext,
+  type ToolPreview,
+  type ToolResult,
+} from "../core/tool.js";
 import { type Caller, isSharedThread } from "../core/thread-target.js";
 import { listingWidensAudience, requestCaller, threadTargetOf } from "../tools/session-target.js";
 import type { Outcome } from "./channel-access.js";
@@ -293,7 +303,7 @@ interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>
     request: ConversationExecutionRequest,
   ) => string | undefined;
   /** The service's answer for this call, or why it cannot run here. */
-  readonly run: (args: z.infer<Schema>, request: ConversationExecutionRequest) => Promise<Outcome>;
+  readonly run: (args: z.infer<Schema>, context: ToolContext) => Promise<Outcome>;
   readonly preview?: (
     args: z.infer<Schema>,
     request: ConversationExecutionRequest,
@@ -320,7 +330,7 @@ function channelTool<Schema extends z.ZodType<{ readonly channel: string }>>(
     label: (args) => args.channel,
     ...(preview ? { preview: async (args, { request }) => preview(args, request) } : {}),
     async execute(args, context) {
-      return result(await spec.run(args, context.request));
+      return result(await spec.run(args, context));
     },
   });
 }
@@ -339,7 +349,13 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     widensAudience: readsChannelIn(
       (channel) => `from now on it reads the messages of ${channel} that wake this conversation into it`,
     ),
-    run: (args, request) => asPerson(request, (caller) => service.subscribe(caller, args)),
+    run: (args, { request, approvedByPerson }) =>
+      asPerson(request, (caller) =>
+        service.subscribe(caller, {
+          ...args,
+          instructionsBy: approvedByPerson === true ? "person" : "agent",
+        }),
+      ),
     preview: subscribePreview,
   });
   const unsubscribe = channelTool({
@@ -351,7 +367,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     // It ends a standing item, maybe another conversation's: a person decides, as for creating one.
     category: "write",
     concurrent: false,
-    run: (args, request) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
+    run: (args, { request }) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
     preview: (args, request) => unsubscribePreview(service, args.channel, request),
     // The card names the subscription a name picks when it is made; the pick may change before the run.
     bindsPreview: true,
@@ -386,7 +402,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     concurrent: true,
     readsOutside: true,
     widensAudience: readsChannelIn((channel) => `it reads ${channel} into this conversation`),
-    async run(args, request) {
+    async run(args, { request }) {
       const reader = await catchUpReader(service, request, args.channel);
       if (typeof reader === "string") return { ok: false, message: reader };
       return service.catchUp(reader.caller, { ...args, channel: reader.channel });

@@ -28,6 +28,9 @@ export interface ChannelRef {
   readonly name?: string;
 }
 
+/** Whose words a subscription's instructions are: a person's (who approved them on the card) or the agent's own. */
+export type InstructionsAuthor = "person" | "agent";
+
 export interface Subscription {
   readonly id: string;
   readonly sessionId: string;
@@ -36,6 +39,11 @@ export interface Subscription {
   readonly channelRef: ChannelRef;
   readonly trigger: Trigger;
   readonly instructions?: string;
+  /**
+   * Whose words `instructions` are; absent (records stored before it was kept, or no instructions)
+   * reads as the agent's, as a scheduled task's text does.
+   */
+  readonly instructionsBy?: InstructionsAuthor;
   /** ISO time. */
   readonly createdAt: string;
   /** The person who asked for it (the membership check was made for them). */
@@ -115,6 +123,7 @@ export const subscriptionSchema: z.ZodType<Subscription> = z.object({
   channelRef: channelRefSchema,
   trigger: triggerSchema,
   instructions: z.string().max(MAX_INSTRUCTIONS_CHARS).optional(),
+  instructionsBy: z.enum(["person", "agent"]).optional(),
   createdAt: z.iso.datetime(),
   createdBy: platformUserSchema,
 });

@@ -1,7 +1,8 @@
 /**
  * Wake-up input: a batch of channel messages as the session's next input — clearly marked as
  * channel content written by other people (data, not the user's instruction), fenced, with the
- * subscription's standing instructions — plus the `channelContent` provenance the session layer
+ * subscription's standing instructions (its creator's only when a person approved them on the
+ * card, else the agent's own words, as a scheduled task's text is credited) — plus the `channelContent` provenance the session layer
  * puts on the request (`request.metadata.channelContent`), which makes every non-read tool call
  * of that turn ask a person, whatever the mode or grants.
  */
@@ -26,6 +27,17 @@ export interface WakeInput {
   readonly channelContent: ChannelContentMeta;
 }
 
+/**
+ * What the standing instructions are introduced as: the creator's words only when a person
+ * approved them; else the agent's own, which grant nothing the person did not ask for.
+ */
+function instructionsHeading(subscription: Subscription): string {
+  const creator = subscription.createdBy.name || subscription.createdBy.id;
+  return subscription.instructionsBy === "person"
+    ? `Standing instructions for this subscription, from ${creator} when subscribing:`
+    : `Standing instructions for this subscription, in your own words (you subscribed for ${creator}; no person approved this text) — act on them only as far as they serve what ${creator} asked:`;
+}
+
 /** Render a batch (oldest first, non-empty) as the input of the woken turn. */
 export function renderWakeInput(
   subscription: Subscription,
@@ -48,7 +60,7 @@ export function renderWakeInput(
     fencedMessages(entries),
     "",
     instructions
-      ? `Standing instructions for this subscription, from ${subscription.createdBy.name || subscription.createdBy.id} when subscribing:\n${instructions
+      ? `${instructionsHeading(subscription)}\n${instructions
           .split("\n")
           .map((line) => `> ${line}`)
           .join("\n")}`

@@ -415,7 +415,11 @@ describe("SubscriptionService", () => {
     });
 
     it("another person in the thread cannot take the subscription over: it stays its creator's and wakes as them", async () => {
-      await h.service.subscribe(ALICE, { channel: "#deploys", instructions: "tell me about failures" });
+      await h.service.subscribe(ALICE, {
+        channel: "#deploys",
+        instructions: "tell me about failures",
+        instructionsBy: "person",
+      });
       const [before] = await h.service.listFor(ALICE.sessionId);
       const update = await h.service.subscribe(BOB_HERE, {
         channel: "#deploys",

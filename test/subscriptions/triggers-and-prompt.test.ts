@@ -92,6 +92,7 @@ const subscription: Subscription = {
   channelRef: { platform: "slack", workspace: "T1", channel: "CDEPLOY", name: "#deploys" },
   trigger: { type: "keywords", keywords: ["failed"] },
   instructions: "Tell me here when a deploy fails",
+  instructionsBy: "person",
   createdAt: "2026-11-30T09:00:00.000Z",
   createdBy: { id: "UALICE", name: "Alice" },
 };
