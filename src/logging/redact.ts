@@ -1,7 +1,7 @@
 /**
  * Secret hygiene shared by logging, config errors, the banner and doctor output: which keys hold
- * secrets, a scrubber for token-shaped strings (Slack, OpenAI, Telegram, GitHub and Google API
- * tokens, Stripe keys, Slack webhook URLs, bearer headers, cookie headers, URL passwords, secret-named
+ * secrets, a scrubber for token-shaped strings (Slack, OpenAI, Telegram, GitHub, GitLab, Hugging
+ * Face and Google API tokens, Stripe keys, Slack webhook URLs, bearer headers, cookie headers, URL passwords, secret-named
  * URL query parameters, `…_TOKEN=` / `…_PASSWORD=`-style assignments and, on command lines,
  * `--password x` / `--token=x`-style flags, `-u user:pass` and mysql's `-pPASS`), and deep redactors for structured data (secret-named
  * fields and every other string scrubbed, or secret-named fields alone for text scrubbed whole later).
@@ -24,14 +24,15 @@ interface Pattern {
 }
 
 const PATTERNS: readonly Pattern[] = [
-  // Credential headers written out as text ("x-api-key: abc", "Authorization=Bearer abc"); an
-  // opening quote, escaped or not, stays, and quotes and backslashes end the value.
+  // Credential headers written out as text ("x-api-key: abc", "Authorization=Bearer abc") or as
+  // JSON ('"x-api-key":"abc"', escaped inside a log line); an opening quote, escaped or not,
+  // stays, and quotes and backslashes end the value.
   {
-    re: /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)(\s*[:=]\s*)((?:\\?["'])?)(?!(?:(?:bearer|basic|token|bot)\s+)?\[redacted\])((?:bearer|basic|token|bot)\s+)?[^\s"',;\\]+/gi,
+    re: /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)((?:\\?["'])?\s*[:=]\s*)((?:\\?["'])?)(?!(?:(?:bearer|basic|token|bot)\s+)?\[redacted\])((?:bearer|basic|token|bot)\s+)?[^\s"',;\\]+/gi,
     replace: `$1$2$3$4${REDACTED}`,
   },
-  // Slack bot / user / app / config tokens.
-  { re: /\b(xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{6,}/g, replace: `$1-${REDACTED}` },
+  // Slack bot / user / app / config / client tokens and session cookies.
+  { re: /\b(xox[abposrecd]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{6,}/g, replace: `$1-${REDACTED}` },
   // OpenAI-style keys, including sk-proj- and OpenRouter's sk-or-.
   { re: /\bsk-[A-Za-z0-9_-]{12,}/g, replace: `sk-${REDACTED}` },
   // Telegram bot tokens, bare or inside an API URL (`/bot123:abc/`, or `bot123%3Aabc` encoded).
@@ -39,6 +40,8 @@ const PATTERNS: readonly Pattern[] = [
   // GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_).
   { re: /\b(gh[pousr]_)[A-Za-z0-9]{20,}/g, replace: `$1${REDACTED}` },
   { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: `github_pat_${REDACTED}` },
+  // GitLab personal, project and group access tokens; Hugging Face tokens.
+  { re: /\b(glpat-|hf_)[A-Za-z0-9_-]{20,}/g, replace: `$1${REDACTED}` },
   // Stripe secret and restricted keys and webhook signing secrets.
   { re: /\b((?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{8,}/g, replace: `$1${REDACTED}` },
   // Google API keys.
@@ -75,9 +78,10 @@ const PATTERNS: readonly Pattern[] = [
     re: /\b(set-cookie|cookie)(\s*:[ \t]*)((?:\\?["'])?)[^"'\\\n\r]+/gi,
     replace: `$1$2$3${REDACTED}`,
   },
-  // Secret-named URL query parameters (`?api_key=…`, `&access_token=…`, `&sig=…`).
+  // Secret-named URL query parameters (`?api_key=…`, `&access_token=…`, `&sig=…`, and the
+  // `?ticket=…` of a Slack Socket Mode URL, which opens the app's event stream).
   {
-    re: /([?&](?:[A-Za-z0-9_.-]*?(?:token|secret|password|passwd|api_?key|signature)|key|sig))=[^&#\s"'\\]+/gi,
+    re: /([?&](?:[A-Za-z0-9_.-]*?(?:token|secret|password|passwd|api_?key|signature)|key|sig|ticket))=[^&#\s"'\\]+/gi,
     replace: `$1=${REDACTED}`,
   },
   // Authorization header values outside a header (`"Bearer eyJ0…"` in an error, `Basic dXNlcjpw…`):

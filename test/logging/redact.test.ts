@@ -50,6 +50,27 @@ describe("scrubSecrets: common credential shapes", () => {
   });
 
   it.each([
+    ["xoxc-1234567890-abcdef and d=xoxd-abcdef123456", "xoxc-[redacted] and d=xoxd-[redacted]"],
+    [
+      "wss://wss-primary.slack.com/link/?ticket=5b3c2a1d-77e6&app_id=A0123",
+      "wss://wss-primary.slack.com/link/?ticket=[redacted]&app_id=A0123",
+    ],
+    ['{"headers":{"x-api-key":"k3yvalue12345"}}', '{"headers":{"x-api-key":"[redacted]"}}'],
+    [
+      '{"msg":"refused: {\\"X-Api-Key\\":\\"k3yvalue12345\\"}"}',
+      '{"msg":"refused: {\\"X-Api-Key\\":\\"[redacted]\\"}"}',
+    ],
+    ['{"Authorization":"Token abcdefghijkl"}', '{"Authorization":"Token [redacted]"}'],
+    ["gitlab refused glpat-abcdefghij0123456789 (expired)", "gitlab refused glpat-[redacted] (expired)"],
+    ["HF said hf_abcdefghijklmnopqrstuvwxyzABCD is invalid", "HF said hf_[redacted] is invalid"],
+  ])(
+    "redacts Slack client tokens, a Socket Mode ticket, JSON credential headers, GitLab and Hugging Face tokens: %s",
+    (text, expected) => {
+      expect(scrubSecrets(text)).toContain(expected);
+    },
+  );
+
+  it.each([
     "max_tokens=4096 max_output_tokens=100 tokens=5 secrets=3",
     "GET /search?q=monkey&keyboard=1&page=2&tokens=3",
     "the token is in the password manager; keep the secret",
