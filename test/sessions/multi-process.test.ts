@@ -493,7 +493,8 @@ describe("several session stacks on one Redis", () => {
   it("a wake-up offered through B to a session whose queue is full is queued all the same, as with one process", async () => {
     stacks = await Promise.all(["A", "B"].map(openStack));
     const [a, b] = stacks as [Stack, Stack];
-    const target = thread("1700000380.000001");
+    // A DM: the whole queue is open to one person (in a shared thread a person gets a share).
+    const target = thread("1700000380.000001", "D380");
     await a.manager.receive(message("hang while full", { target }));
     await outputs.until(() => provider.asking("hang while full").length > 0, "the stream to start");
     const sessionId = outputs.for(target).turns[0]!.sessionId;
