@@ -8,6 +8,8 @@
  */
 import type { Logger } from "pino";
 import { z } from "zod";
+import { MODEL_NAME } from "../core/model-name.js";
+import { permissionModeSchema } from "../core/modes.js";
 import { type PlatformUser, type ThreadTarget, threadTargetSchema } from "../core/thread-target.js";
 import { type Grant, grantSchema } from "../engine/permissions/grants.js";
 import type { Coordination, Unsubscribe } from "../store/coordination/coordination.js";
@@ -28,6 +30,24 @@ export type TurnControl =
     }
   | { readonly kind: "grant"; readonly sessionId: string; readonly grant: Grant };
 
+/**
+ * A thread command as a control carries it: one that acts on a session (approve and deny decide an
+ * item where they are typed, and are never passed on), with the arguments parseCommand lets
+ * through. The receiver runs it as it comes, so a control of another version, or a garbled one,
+ * must not set a mode or a model no command could (a record with a mode no version knows fails to
+ * load), nor run as a command it does not know.
+ */
+const commandSchema = z.discriminatedUnion("name", [
+  z.object({ name: z.literal("stop") }),
+  z.object({ name: z.literal("new") }),
+  z.object({ name: z.literal("status") }),
+  z.object({ name: z.literal("grants") }),
+  z.object({ name: z.literal("reviewer") }),
+  z.object({ name: z.literal("mode"), mode: permissionModeSchema }),
+  z.object({ name: z.literal("model"), model: z.string().regex(MODEL_NAME) }),
+  z.object({ name: z.literal("grants-revoke"), index: z.number().int().positive().optional() }),
+]);
+
 const controlSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("input"), sessionId: z.string().min(1) }),
   z.object({ kind: z.literal("settled"), sessionId: z.string().min(1) }),
@@ -37,7 +57,7 @@ const controlSchema = z.discriminatedUnion("kind", [
     sessionId: z.string().min(1),
     target: threadTargetSchema,
     user: platformUserSchema,
-    command: z.object({ name: z.string() }).passthrough(),
+    command: commandSchema,
   }),
   z.object({ kind: z.literal("grant"), sessionId: z.string().min(1), grant: grantSchema }),
 ]);
@@ -78,7 +98,7 @@ export class TurnControls {
   private receive(raw: string): void {
     let control: TurnControl;
     try {
-      control = controlSchema.parse(JSON.parse(raw)) as TurnControl;
+      control = controlSchema.parse(JSON.parse(raw));
     } catch (error) {
       this.logger.warn({ err: error }, "ignoring an unreadable turn control");
       return;
