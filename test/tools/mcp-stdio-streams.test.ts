@@ -4,6 +4,7 @@
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { registerSecret } from "../../src/logging/redact.js";
 import { readStderrLines } from "../../src/tools/mcp/stderr-lines.js";
 import { McpMessageTooLargeError, StdioMessageBuffer } from "../../src/tools/mcp/stdio-message-buffer.js";
 
@@ -65,6 +66,19 @@ describe("readStderrLines", () => {
     const flood = Array.from({ length: 50 }, () => "x".repeat(1000));
     expect(await stderrLines([...flood, "\nafter\n"])).toEqual(["x".repeat(10), "after"]);
     expect(await stderrLines(["y".repeat(25)])).toEqual(["y".repeat(10)]);
+  });
+
+  it("scrubs a line before cutting it, so a secret across the cut is not logged in part", async () => {
+    const secret = "stderr-secret-5f6e7d8c9b0a";
+    registerSecret(secret);
+    const before = "a".repeat(490);
+    // An ended line, and one still being written when it passes the cap.
+    const ended = await stderrLines([`${before}${secret} more\n`], 500);
+    const flooding = await stderrLines([`${before}${secret}`, "z".repeat(5000)], 500);
+    for (const [line] of [ended, flooding]) {
+      expect(line).toBe(`${before}[redacted]`);
+      expect(line).not.toContain(secret.slice(0, 6));
+    }
   });
 
   it("does not cut a character in two, between chunks or at the cap", async () => {
