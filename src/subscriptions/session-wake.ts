@@ -87,14 +87,28 @@ export function subscriptionCommands(
   ]);
 }
 
-/** Cancels subscriptions from their listing cards: the presser's own, or anyone's for an approver. */
-export function subscriptionCanceller(service: Pick<SubscriptionService, "remove">): ItemCanceller {
+/**
+ * Cancels subscriptions from their listing cards: the presser's own, or anyone's for an approver.
+ * A press carries the conversation it was made in, not its session: a pressed subscription of the
+ * person's that wakes that conversation is in its current session (a "new" moves it along), so
+ * the cancel asks as from that session, as `unsubscribe <id>` typed there does, and its reply in a
+ * shared thread names the channel that thread no longer watches.
+ */
+export function subscriptionCanceller(
+  service: Pick<SubscriptionService, "remove" | "listForPerson">,
+): ItemCanceller {
   return {
     isItem: isSubscriptionId,
-    cancel: (target, user, id) =>
-      service.remove(
-        { sessionId: "", platform: target.platform, userId: user.id, shared: isSharedThread(target) },
+    async cancel(target, user, id) {
+      const person = { platform: target.platform, userId: user.id };
+      const here = sessionKeyOf(target);
+      const pressed = (await service.listForPerson(person)).find(
+        (s) => s.id === id && sessionKeyOf(s.subscriberTarget) === here,
+      );
+      return service.remove(
+        { sessionId: pressed?.sessionId ?? "", ...person, shared: isSharedThread(target) },
         id,
-      ),
+      );
+    },
   };
 }

@@ -3,7 +3,8 @@
  * mark only the subscriptions that wake it as this conversation's (the listing posts cards only
  * for those), and a refused `unsubscribe` there names none of the person's subscriptions from
  * their other conversations, nor does a successful one or a card's Cancel name a subscription
- * waking their DM; in the person's DM both show everything, as before.
+ * waking their DM; in the person's DM both show everything, as before. A card's Cancel of a
+ * subscription that wakes the shared thread it is pressed in names it, as the typed command does.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Caller } from "../../src/core/thread-target.js";
@@ -79,11 +80,22 @@ describe("typed subscription commands in a shared thread", () => {
       message: `Unsubscribed ${pressed!.id}; it no longer wakes the conversation it was made in.`,
     });
 
-    // In her DM a success names the channel and the conversation.
+    // In her DM a success names the channel and the conversation: the DM itself, where it was pressed.
     expect((await h.service.subscribe(ALICE_DM, { channel: "#deploys" })).ok).toBe(true);
     const [again] = await h.service.listFor(ALICE_DM.sessionId);
     const inDm = await subscriptionCanceller(h.service).cancel(ALICE_DM.target, ALICE.requester, again!.id);
-    expect(inDm.message).toContain("Unsubscribed from #deploys");
-    expect(inDm.message).toContain("D1ALICE");
+    expect(inDm.message).toBe("Unsubscribed from #deploys; it no longer wakes this conversation.");
+  });
+
+  it("a card's Cancel of a subscription that wakes the shared thread it is pressed in names it there", async () => {
+    h = await openHarness();
+    expect((await h.service.subscribe(ALICE, { channel: "#deploys" })).ok).toBe(true);
+    const [here] = await h.service.listFor(ALICE.sessionId);
+    // Before, the press knew no session: the reply was the id alone, as for a DM's subscription.
+    expect(await subscriptionCanceller(h.service).cancel(ALICE.target, ALICE.requester, here!.id)).toEqual({
+      ok: true,
+      message: "Unsubscribed from #deploys; it no longer wakes this conversation.",
+    });
+    expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
   });
 });
