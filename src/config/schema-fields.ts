@@ -1,6 +1,7 @@
 /**
  * The field types the configuration schema's sections (schema.ts) are built from: counts, ports,
- * non-empty strings, model names, URLs, MCP server names, and the cap on seconds a timer may wait.
+ * non-empty strings, model names, URLs, MCP server names, regular expressions, and the cap on
+ * seconds a timer may wait.
  */
 import { z } from "zod";
 import { MODEL_NAME, MODEL_NAME_CHARACTERS } from "../core/model-name.js";
@@ -17,6 +18,21 @@ export const modelName = z
   .regex(MODEL_NAME, `must be a model name (${MODEL_NAME_CHARACTERS})`);
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 export const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
+
+/**
+ * A regular expression as the configuration writes it (tools.hard_deny): one that does not compile
+ * is refused at load, so `doctor` says so, rather than passing it and `start` failing on it later.
+ */
+export const regexSource = nonEmpty.superRefine((source, ctx) => {
+  try {
+    new RegExp(source, "i");
+  } catch (error) {
+    ctx.addIssue({
+      code: "custom",
+      message: `not a regular expression (${error instanceof Error ? error.message : String(error)})`,
+    });
+  }
+});
 
 /**
  * An MCP server's name. Its tools reach the agent as `<name>__<tool>`, at most 64 characters

@@ -29,6 +29,7 @@ import {
   nonNegativeInt,
   port,
   positiveInt,
+  regexSource,
   timerSeconds,
   urlPath,
 } from "./schema-fields.js";
@@ -188,7 +189,7 @@ const toolsSchema = z.strictObject({
   run_command: runCommandSchema.prefault({}),
   shell: shellSchema.prefault({}),
   allowed_commands: z.array(nonEmpty).default([]),
-  hard_deny: z.array(nonEmpty).default([]),
+  hard_deny: z.array(regexSource).default([]),
   web_fetch: webFetchSchema.prefault({}),
   mcp_servers: z
     .record(mcpServerName, mcpServerSchema, {

@@ -132,6 +132,15 @@ slack:
     ]);
   });
 
+  it("refuses a hard_deny pattern that is not a regular expression, which start would fail on after doctor passed it", () => {
+    const cwd = project({
+      "config/coworker.yaml": "tools:\n  hard_deny: ['terraform destroy', 'rm (-rf']\n",
+    });
+    expect(problemsOf(loadConfig({ env: {}, cwd }))).toEqual([
+      'tools.hard_deny[1]: not a regular expression (Invalid regular expression: /rm (-rf/i: Unterminated group) (got "rm (-rf")',
+    ]);
+  });
+
   it("refuses risk: interactive for an MCP server, naming the risks it may have", () => {
     const cwd = project({
       "config/coworker.yaml": `tools:\n  mcp_servers:\n    db: { url: "https://mcp.example.com/mcp", risk: interactive }\n`,
