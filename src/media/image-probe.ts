@@ -2,7 +2,7 @@
  * Recognising an image a model can be shown: the bytes decide (not the file name), using the
  * maintained `image-size` reader for the format and pixel dimensions. Only the formats
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
- * `image-size` is imported on the first probe, so a start never loads it, and it reads PNG and WebP
+ * `image-size` is imported on the first probe, so a start never loads it, and it reads WebP
  * alone: it recognises some twenty formats by their first bytes, whatever the file is named, and
  * reading those costs what the reader of each costs — its SVG reader runs a regular expression over
  * the whole head that 1 KB of `<svg '` repeated before half a megabyte held the event loop for
@@ -12,7 +12,9 @@
  * goes on to the scan, past the head where the segments before it do: a decoder takes its size from
  * every frame header before the scan, so one frame header read is not the size. A GIF is
  * sized by a walk over all its frames (gif-size.ts): `image-size` reads only its logical screen,
- * which says nothing of how large the frames a decoder builds are.
+ * which says nothing of how large the frames a decoder builds are. A PNG is sized by a walk over
+ * its chunks up to its image data (png-size.ts): `image-size` reads its first IHDR, a decoder the
+ * last before the data, so a second one is refused; it too is read past the head where they go on.
  *
  * An image is shown to a model only within a pixel budget: a few kilobytes of PNG can declare a
  * picture of billions of pixels that whoever decodes it (the model's endpoint, a resizer on the
@@ -28,6 +30,7 @@ import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
 import { gifSize, isGif } from "./gif-size.js";
 import { isJpeg, jpegSize } from "./jpeg-size.js";
+import { isPng, pngSize } from "./png-size.js";
 
 const VIEWABLE: Readonly<Record<string, string>> = {
   png: "image/png",
@@ -73,7 +76,7 @@ function imageTooLarge(image: ImageInfo): string | undefined {
 
 /**
  * Bytes of a file's head that tell its format and size (enough for JPEG EXIF headers); not a GIF's,
- * nor a JPEG's whose segments go on past it.
+ * nor a JPEG's or PNG's whose headers go on past it.
  */
 const HEAD_BYTES = 512 * 1024;
 /**
@@ -91,7 +94,7 @@ interface ImageInfo {
   readonly unsized?: string;
   /**
    * The bytes ended before the headers a decoder reads for the size did (a JPEG's segments before
-   * its scan): where the file goes on, more of it must be read to tell its size.
+   * its scan, a PNG's chunks before its data): where the file goes on, more of it must be read.
    */
   readonly cut?: boolean;
 }
@@ -99,25 +102,38 @@ interface ImageInfo {
 /** A JPEG's size in `image-size`'s terms, or undefined when its walk gave up. */
 function jpegInfo(
   bytes: Uint8Array,
+  end: number,
 ): { type: string; width: number; height: number; orientation?: number; cut: boolean } | undefined {
-  const size = jpegSize(bytes);
+  const size = jpegSize(bytes, end);
   return size && { type: "jpg", width: 0, height: 0, ...size };
 }
 
-/** `image-size`'s reader, loaded and told to give up on every format but PNG and WebP once. */
-let pngAndWebpReader: Promise<typeof import("image-size").imageSize> | undefined;
-
-/** `image-size`'s reader, told to give up on every format but the two it is asked to size. */
-function pngAndWebpSize(): Promise<typeof import("image-size").imageSize> {
-  pngAndWebpReader ??= import("image-size").then(({ disableTypes, imageSize, types }) => {
-    disableTypes(types.filter((type) => type !== "png" && type !== "webp"));
-    return imageSize;
-  });
-  return pngAndWebpReader;
+/** A PNG's size in `image-size`'s terms, or undefined when its walk gave up. */
+function pngInfo(
+  bytes: Uint8Array,
+  end: number,
+): { type: string; width: number; height: number; orientation?: number; cut: boolean } | undefined {
+  const size = pngSize(bytes, end);
+  return size && { type: "png", ...size };
 }
 
-/** What a file's bytes say about it as an image, if it is a viewable one (its size unchecked). */
-async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined> {
+/** `image-size`'s reader, loaded and told to give up on every format but WebP once. */
+let webpReader: Promise<typeof import("image-size").imageSize> | undefined;
+
+/** `image-size`'s reader, told to give up on every format but the one it is asked to size. */
+function webpSize(): Promise<typeof import("image-size").imageSize> {
+  webpReader ??= import("image-size").then(({ disableTypes, imageSize, types }) => {
+    disableTypes(types.filter((type) => type !== "webp"));
+    return imageSize;
+  });
+  return webpReader;
+}
+
+/**
+ * What a file's first bytes say about it as an image, if it is a viewable one (its size unchecked);
+ * `end`: how long the file is (what a decoder would be sent), `bytes.length` when they are all of it.
+ */
+async function probeImageBytes(bytes: Uint8Array, end = bytes.length): Promise<ImageInfo | undefined> {
   if (isGif(bytes)) {
     const size = gifSize(bytes);
     if (!size)
@@ -129,8 +145,12 @@ async function probeImageBytes(bytes: Uint8Array): Promise<ImageInfo | undefined
     };
   }
   try {
-    // A JPEG's walk reads as far as its scan, however far that is; image-size reads a head.
-    const info = isJpeg(bytes) ? jpegInfo(bytes) : (await pngAndWebpSize())(bytes.subarray(0, HEAD_BYTES));
+    // A JPEG's and a PNG's walks read as far as their image data, however far; image-size a head.
+    const info = isJpeg(bytes)
+      ? jpegInfo(bytes, end)
+      : isPng(bytes)
+        ? pngInfo(bytes, end)
+        : (await webpSize())(bytes.subarray(0, HEAD_BYTES));
     if (!info) return undefined;
     const mediaType = info.type ? VIEWABLE[info.type] : undefined;
     if (!mediaType) return undefined;
@@ -196,14 +216,14 @@ async function readJudged(
 ): Promise<ImageRead> {
   const size = Math.min(file.bytes, maxBytes);
   const head = await readHead(handle, Math.min(size, HEAD_BYTES));
-  const headInfo = await probeImageBytes(head);
+  const headInfo = await probeImageBytes(head, size);
   if (!headInfo) return { data: head, probe: undefined };
   // Only a GIF's size (gif-size.ts walks every frame) and one whose headers go on past the head
   // (`cut`) need bytes past it; another's is the head's whatever follows. A head cut short means
   // the file ended there: what a decoder is sent ends there too, and reads no header after it.
   const onward = headInfo.mediaType === "image/gif" || headInfo.cut === true;
   const data = head.length < HEAD_BYTES || !(whole || onward) ? head : await readOn(handle, head, size);
-  const info = onward && data !== head ? await probeImageBytes(data) : headInfo;
+  const info = onward && data !== head ? await probeImageBytes(data, size) : headInfo;
   if (!info) return { data, probe: undefined };
   const reason = imageTooLarge(info);
   if (reason !== undefined)

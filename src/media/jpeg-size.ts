@@ -19,7 +19,8 @@
  * the walk stopped at the first. So a second frame header, a DHP, and the markers Pillow reads no
  * length after while this walk would skip one (JPG, JPGn: a frame header could hide in what one
  * reader skips and the other reads) end the walk without a size; and bytes that end before the scan
- * are said to (`cut`), so the caller reads on where the file goes on.
+ * are said to (`cut`), so the caller reads on — unless the file ends there too: no decoder reads a
+ * segment past its end.
  */
 
 /**
@@ -95,9 +96,10 @@ function exifOrientation(data: Uint8Array): number | undefined {
  * The size the one frame header before the scan gives (see the module header), or undefined when
  * `bytes` is no JPEG, its marker chain breaks or ends, it has no usable frame header or more than
  * one, or a marker the walk cannot follow as a decoder does comes first. Bytes that end before the
- * scan, the chain whole so far, give what was read with `cut` set.
+ * scan, the chain whole so far, give what was read with `cut` set, unless the file (`end` bytes
+ * long, all of them by default) ends before it too: then a frame header read is its size.
  */
-export function jpegSize(bytes: Uint8Array): JpegSize | undefined {
+export function jpegSize(bytes: Uint8Array, end = bytes.length): JpegSize | undefined {
   if (!isJpeg(bytes)) return undefined;
   let orientation: number | undefined;
   let frame: { width: number; height: number } | undefined;
@@ -106,13 +108,15 @@ export function jpegSize(bytes: Uint8Array): JpegSize | undefined {
     ...(orientation !== undefined ? { orientation } : {}),
     cut,
   });
+  // The bytes end before byte `need`: so does the file, or more of it is to be read.
+  const short = (need: number) => (need > end ? frame && found(false) : found(true));
   let at = 2;
   for (;;) {
-    if (at >= bytes.length) return found(true);
+    if (at >= bytes.length) return short(at + 1);
     if (bytes[at] !== 0xff) return undefined;
     // Fill bytes (FF) may pad a marker.
     while (bytes[at + 1] === 0xff) at++;
-    if (at + 2 > bytes.length) return found(true);
+    if (at + 2 > bytes.length) return short(at + 2);
     const marker = bytes[at + 1]!;
     if (marker === SOS) return frame && found(false);
     if (STANDALONE.has(marker)) {
@@ -120,13 +124,13 @@ export function jpegSize(bytes: Uint8Array): JpegSize | undefined {
       continue;
     }
     if (UNWALKABLE.has(marker) || marker === EOI || marker === 0x00) return undefined;
-    if (at + 4 > bytes.length) return found(true);
+    if (at + 4 > bytes.length) return short(at + 4);
     const length = u16(bytes, at + 2);
     if (length < 2) return undefined;
     if (SOF_SIZED.has(marker)) {
       // A second frame header: a decoder takes one, Pillow the last; neither is to be trusted.
       if (frame || length < 7) return undefined;
-      if (at + 9 > bytes.length) return found(true);
+      if (at + 9 > bytes.length) return short(at + 9);
       frame = { height: u16(bytes, at + 5), width: u16(bytes, at + 7) };
     }
     if (marker === APP1 && orientation === undefined)

@@ -68,6 +68,22 @@ describe("probeImageFile's verdict at the size limits", () => {
     });
   });
 
+  it("takes a PNG's size from its one IHDR before its data, as a decoder does: a second one is refused", async () => {
+    // Pillow reads every chunk up to the image data and decodes the last IHDR's size: 10×1, then
+    // 13000×13000, passed as 10×1 (a 480 KB file of zeros behind them decodes to 169 megapixels).
+    // An empty IDAT chunk: length 0, its type, a CRC.
+    const idat = Buffer.from("000000004944415400000000", "hex");
+    const second = pngHeader(13_000, 13_000).subarray(8);
+    expect(await probe(Buffer.concat([pngHeader(10, 1), second, idat]))).toBeUndefined();
+    // One IHDR, then its data: sized by it; anything after the data is no header a decoder reads.
+    expect(await probe(Buffer.concat([pngHeader(10, 1), idat, second]))).toMatchObject({
+      usable: true,
+      image: { width: 10, height: 1 },
+    });
+    // An IHDR that is not the first chunk is not a PNG a model is shown.
+    expect(await probe(Buffer.concat([pngHeader(10, 1).subarray(0, 8), idat, second]))).toBeUndefined();
+  });
+
   it("answers nothing for what is not a viewable image", async () => {
     expect(await probe(Buffer.from("just text\n"))).toBeUndefined();
   });
