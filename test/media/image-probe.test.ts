@@ -222,4 +222,11 @@ describe("probeImageFile on JPEGs", () => {
       image: { width: 16, height: 16 },
     });
   });
+
+  it("walks at most 1,000 segments before the scan: a file of tiny ones past that is refused unwalked", async () => {
+    const real = await jpeg("python-16x16.jpg");
+    const comments = (count: number) => Array.from({ length: count }, () => segment(0xfe, Buffer.alloc(0)));
+    expect(await probeJpeg(withSegments(real, comments(900)))).toMatchObject({ usable: true });
+    expect(await probeJpeg(withSegments(real, comments(1_000)))).toBeUndefined();
+  });
 });

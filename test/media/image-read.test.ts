@@ -114,6 +114,15 @@ describe("probeImageFile (the intake's verdict)", () => {
     expect(asked).toBe(HEAD_BYTES);
   });
 
+  it("walks at most 1,000 chunks before a PNG's data: a file of tiny ones past that is refused unwalked", async () => {
+    const chunks = (count: number) => Array.from({ length: count }, () => pngChunk("tEXt", Buffer.alloc(0)));
+    const idat = pngChunk("IDAT", Buffer.alloc(100));
+    const many = await saved(Buffer.concat([pngHeader(40, 30), ...chunks(900), idat]));
+    expect(await probeImageFile(many.absolute, many.file)).toMatchObject({ usable: true });
+    const tooMany = await saved(Buffer.concat([pngHeader(40, 30), ...chunks(1_001), idat]));
+    expect(await probeImageFile(tooMany.absolute, tooMany.file)).toBeUndefined();
+  });
+
   it("reads on past the head while a PNG's chunks before its data do, and refuses a second IHDR there", async () => {
     // A second IHDR (13000×13000) after 640 KB of text chunks: Pillow reads every chunk up to the
     // image data and decodes the last IHDR's size.
