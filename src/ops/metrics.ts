@@ -4,7 +4,11 @@
  * instances in one process never collide. Label values that come from outside the code (tool
  * names, model names) are bounded: a value that is not a short plain name is `unknown`, and past
  * a fixed number of distinct values per label new ones become `other`, so no input can grow the
- * series without limit.
+ * series without limit. A rendering is served again for up to RENDER_REUSE_MS while nothing was
+ * recorded through this API: `/metrics` needs no credentials, and one rendering at the label
+ * budget (200 tools' histograms) takes about 8 ms of the event loop, so some 130 requests a second
+ * from a stranger held it whole and every chat waited. What is recorded on the registry directly
+ * (the reviewer's metrics) and the process metrics may be that much older.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ToolCallStatus, TurnStatus } from "../core/events.js";
@@ -37,7 +41,7 @@ export interface Metrics {
   messageReceived(platform: string, result: string): void;
   /** An error worth counting; `area` is a short fixed name: "model", "tool", "slack", "store", … */
   error(area: string): void;
-  /** The exposition text for `/metrics`. */
+  /** The exposition text for `/metrics` (an unchanged one is served again for up to a second). */
   render(): Promise<string>;
   /** The Content-Type header for `render()`'s text. */
   readonly contentType: string;
@@ -68,6 +72,8 @@ function boundedLabel(): (value: string) => string {
 }
 
 const SECONDS = 1000;
+/** How long an unchanged rendering is served again (Prometheus scrapes every 15 s or so). */
+const RENDER_REUSE_MS = 1_000;
 const TURN_BUCKETS = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
 const TOOL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 120, 600];
 const MODEL_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 60];
@@ -138,35 +144,61 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const toolLabel = boundedLabel();
   const modelLabel = boundedLabel();
 
+  /** The last rendering and when it was made; dropped by anything recorded (see the module header). */
+  let rendered: { readonly at: number; readonly text: Promise<string> } | undefined;
+  const recording =
+    <A extends unknown[]>(record: (...args: A) => void) =>
+    (...args: A): void => {
+      rendered = undefined;
+      record(...args);
+    };
+  const render = (): Promise<string> => {
+    const now = performance.now();
+    if (rendered !== undefined && now - rendered.at < RENDER_REUSE_MS) return rendered.text;
+    const text = registry.metrics();
+    const made = { at: now, text };
+    rendered = made;
+    text.catch(() => {
+      if (rendered === made) rendered = undefined;
+    });
+    return text;
+  };
+
   return {
     registry,
-    labelProcess: (processId) => registry.setDefaultLabels({ process: processId }),
+    labelProcess: recording((processId: string) => registry.setDefaultLabels({ process: processId })),
     contentType: registry.contentType,
-    turnStarted: (platform) => turnsRunning.inc({ platform }),
-    turnFinished: (platform, status, durationMs) => {
+    turnStarted: recording((platform: string) => turnsRunning.inc({ platform })),
+    turnFinished: recording((platform: string, status: TurnStatus, durationMs: number) => {
       turnsRunning.dec({ platform });
       turns.inc({ platform, status });
       turnDuration.observe({ platform }, durationMs / SECONDS);
-    },
-    toolCallFinished: (name, status, durationMs) => {
+    }),
+    toolCallFinished: recording((name: string, status: ToolCallStatus, durationMs: number) => {
       const tool = toolLabel(name);
       toolCalls.inc({ tool, status });
       toolDuration.observe({ tool }, durationMs / SECONDS);
-    },
-    approvalRequested: (platform) => approvalsPending.inc({ platform }),
-    approvalResolved: (platform, outcome) => {
+    }),
+    approvalRequested: recording((platform: string) => approvalsPending.inc({ platform })),
+    approvalResolved: recording((platform: string, outcome: string) => {
       approvalsPending.dec({ platform });
       approvals.inc({ platform, outcome });
-    },
-    setApprovalsPending: (platform, count) => approvalsPending.set({ platform }, count),
-    modelRequestFinished: (name, outcome, durationMs, firstTokenMs) => {
-      const model = modelLabel(name);
-      modelLatency.observe({ model, outcome }, durationMs / SECONDS);
-      if (firstTokenMs !== undefined) firstToken.observe({ model }, firstTokenMs / SECONDS);
-    },
-    tokensUsed: (model, kind, count) => tokens.inc({ model: modelLabel(model), kind }, count),
-    messageReceived: (platform, result) => messages.inc({ platform, result }),
-    error: (area) => errors.inc({ area }),
-    render: () => registry.metrics(),
+    }),
+    setApprovalsPending: recording((platform: string, count: number) =>
+      approvalsPending.set({ platform }, count),
+    ),
+    modelRequestFinished: recording(
+      (name: string, outcome: ModelOutcome, durationMs: number, firstTokenMs?: number) => {
+        const model = modelLabel(name);
+        modelLatency.observe({ model, outcome }, durationMs / SECONDS);
+        if (firstTokenMs !== undefined) firstToken.observe({ model }, firstTokenMs / SECONDS);
+      },
+    ),
+    tokensUsed: recording((model: string, kind: "prompt" | "completion", count: number) =>
+      tokens.inc({ model: modelLabel(model), kind }, count),
+    ),
+    messageReceived: recording((platform: string, result: string) => messages.inc({ platform, result })),
+    error: recording((area: string) => errors.inc({ area })),
+    render,
   };
 }
