@@ -34,6 +34,7 @@ import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import { type IntakeTranscription, RecordingIntake } from "./recording-intake.js";
 import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
+import { OnePerSender } from "./one-per-sender.js";
 import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { readUpTo } from "../tools/files/anchored-fs.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
@@ -190,6 +191,8 @@ function judged(file: InboundFile, stats: Stats): InboundFile {
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly recordings: RecordingIntake;
+  /** A sender's PDFs go to the process's PDF reader one at a time (one-per-sender.ts). */
+  private readonly pdfReads = new OnePerSender();
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
@@ -292,9 +295,9 @@ export class AttachmentIntake {
   }
 
   private async pdf(file: InboundFile, absolute: string, from: Origin): Promise<Outcome> {
-    const pdf = await extractPdfText(absolute, file.path, from.workspace, {
-      maxPages: this.settings.pdfMaxPages,
-    });
+    const pdf = await this.pdfReads.run(from.sender, () =>
+      extractPdfText(absolute, file.path, from.workspace, { maxPages: this.settings.pdfMaxPages }),
+    );
     if (pdf.scanned)
       return {
         note: `${file.name} is a PDF with no text layer (${pdf.totalPages} page(s), probably scanned), so I cannot read its text; it is saved at ${file.path}.`,

@@ -1,0 +1,93 @@
+/**
+ * One person's PDFs go to the process's PDF reader one at a time: ten PDFs from one sender no
+ * longer take every worker slot while anyone else's PDF waits in line (one-per-sender.ts).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { InboundFile } from "../../src/core/inbound-message.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+
+/** The reads the fake reader started and has not finished, and how to finish them. */
+const reader = vi.hoisted(() => ({
+  running: [] as { file: string; finish: () => void }[],
+  started: [] as string[],
+}));
+vi.mock("../../src/attachments/pdf-text.js", () => ({
+  extractPdfText: (_absolute: string, relative: string) =>
+    new Promise((resolve) => {
+      reader.started.push(relative);
+      const entry = {
+        file: relative,
+        finish: () => {
+          reader.running.splice(reader.running.indexOf(entry), 1);
+          resolve({
+            totalPages: 1,
+            pages: [`text of ${relative}`],
+            scanned: false,
+            cachePath: `${relative}.txt`,
+          });
+        },
+      };
+      reader.running.push(entry);
+    }),
+}));
+
+const { AttachmentIntake } = await import("../../src/attachments/inbound-attachments.js");
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "pdf-per-sender-"));
+  await mkdir(join(root, "uploads/slack_T1_C1/s"), { recursive: true });
+  reader.running.length = 0;
+  reader.started.length = 0;
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const at: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1", thread: "s" };
+
+async function pdf(name: string): Promise<InboundFile> {
+  const path = `uploads/slack_T1_C1/s/${name}`;
+  await writeFile(join(root, path), "%PDF-1.4\n");
+  return { path, name, bytes: 9 };
+}
+
+/** Lets the intake's reads and waits move on. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe("the PDF reader, shared by everyone", () => {
+  it("takes one PDF of a sender at a time, and another sender's beside it", async () => {
+    const intake = new AttachmentIntake({
+      workspace: createWorkspacePaths({ root }),
+      logger: pino({ level: "silent" }),
+    });
+    const mallory = intake.process([await pdf("m1.pdf"), await pdf("m2.pdf"), await pdf("m3.pdf")], at, "UM");
+    await settle();
+    const alice = intake.process([await pdf("a1.pdf")], at, "UA");
+    await settle();
+    // Before, all three of Mallory's were in the reader (or its line) at once, ahead of Alice's.
+    expect(reader.running.map((read) => read.file).sort()).toEqual([
+      "uploads/slack_T1_C1/s/a1.pdf",
+      "uploads/slack_T1_C1/s/m1.pdf",
+    ]);
+    // Mallory's next starts once her first is done, in the order she attached them.
+    reader.running.find((read) => read.file.endsWith("m1.pdf"))!.finish();
+    await settle();
+    expect(reader.started).toEqual([
+      "uploads/slack_T1_C1/s/m1.pdf",
+      "uploads/slack_T1_C1/s/a1.pdf",
+      "uploads/slack_T1_C1/s/m2.pdf",
+    ]);
+    reader.running.find((read) => read.file.endsWith("a1.pdf"))!.finish();
+    expect((await alice).attachments).toHaveLength(1);
+    for (let n = 0; n < 2; n++) {
+      reader.running[0]!.finish();
+      await settle();
+    }
+    expect((await mallory).attachments).toHaveLength(3);
+    expect(reader.started.slice(3)).toEqual(["uploads/slack_T1_C1/s/m3.pdf"]);
+  });
+});
