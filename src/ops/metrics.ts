@@ -4,11 +4,13 @@
  * instances in one process never collide. Label values that come from outside the code (tool
  * names, model names) are bounded: a value that is not a short plain name is `unknown`, and past
  * a fixed number of distinct values per label new ones become `other`, so no input can grow the
- * series without limit. A rendering is served again for up to RENDER_REUSE_MS while nothing was
- * recorded through this API: `/metrics` needs no credentials, and one rendering at the label
- * budget (200 tools' histograms) takes about 8 ms of the event loop, so some 130 requests a second
- * from a stranger held it whole and every chat waited. What is recorded on the registry directly
- * (the reviewer's metrics) and the process metrics may be that much older.
+ * series without limit. `/metrics` needs no credentials, and one rendering at the label budget
+ * (200 tools' histograms) takes about 8 ms of the event loop, so some 130 requests a second from a
+ * stranger held it whole and every chat waited: a rendering is served again for up to
+ * RENDER_REUSE_MS while nothing was recorded through this API, and however much was, at most
+ * RENDERS_PER_SECOND are made in any second (a busy bot records between any two requests). What
+ * is recorded on the registry directly (the reviewer's metrics) and the process metrics may be a
+ * second older.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ToolCallStatus, TurnStatus } from "../core/events.js";
@@ -41,7 +43,7 @@ export interface Metrics {
   messageReceived(platform: string, result: string): void;
   /** An error worth counting; `area` is a short fixed name: "model", "tool", "slack", "store", … */
   error(area: string): void;
-  /** The exposition text for `/metrics` (an unchanged one is served again for up to a second). */
+  /** The exposition text for `/metrics` (one may be served again for up to a second: see the module header). */
   render(): Promise<string>;
   /** The Content-Type header for `render()`'s text. */
   readonly contentType: string;
@@ -74,6 +76,8 @@ function boundedLabel(): (value: string) => string {
 const SECONDS = 1000;
 /** How long an unchanged rendering is served again (Prometheus scrapes every 15 s or so). */
 const RENDER_REUSE_MS = 1_000;
+/** Renderings made in any one second at most, whatever changed (about 8% of the event loop at worst). */
+const RENDERS_PER_SECOND = 10;
 const TURN_BUCKETS = [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
 const TOOL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 120, 600];
 const MODEL_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 60];
@@ -144,17 +148,23 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const toolLabel = boundedLabel();
   const modelLabel = boundedLabel();
 
-  /** The last rendering and when it was made; dropped by anything recorded (see the module header). */
+  /** The last rendering, whether anything was recorded since, and when the last second's were made. */
   let rendered: { readonly at: number; readonly text: Promise<string> } | undefined;
+  let changed = false;
+  const renderTimes: number[] = [];
   const recording =
     <A extends unknown[]>(record: (...args: A) => void) =>
     (...args: A): void => {
-      rendered = undefined;
+      changed = true;
       record(...args);
     };
   const render = (): Promise<string> => {
     const now = performance.now();
-    if (rendered !== undefined && now - rendered.at < RENDER_REUSE_MS) return rendered.text;
+    while (renderTimes.length > 0 && now - (renderTimes[0] ?? now) >= SECONDS) renderTimes.shift();
+    const fresh = !changed && now - (rendered?.at ?? Number.NEGATIVE_INFINITY) < RENDER_REUSE_MS;
+    if (rendered !== undefined && (fresh || renderTimes.length >= RENDERS_PER_SECOND)) return rendered.text;
+    changed = false;
+    renderTimes.push(now);
     const text = registry.metrics();
     const made = { at: now, text };
     rendered = made;

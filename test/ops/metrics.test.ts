@@ -37,4 +37,14 @@ describe("metrics rendering", () => {
     expect(await metrics.render()).toContain('coworker_tool_calls_total{tool="read_file",status="ok"} 2');
     expect(renders).toHaveBeenCalledTimes(2);
   });
+
+  it("renders at most 10 times a second however often something is recorded between requests", async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const renders = vi.spyOn(metrics.registry, "metrics");
+    for (let i = 0; i < 50; i++) {
+      metrics.toolCallFinished("read_file", "ok", 5);
+      await metrics.render();
+    }
+    expect(renders).toHaveBeenCalledTimes(10);
+  });
 });
