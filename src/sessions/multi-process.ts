@@ -211,15 +211,14 @@ export class MultiProcessSessions {
     const fence = this.leases.fenceOf(id);
     if (!fence)
       throw new Error(`session ${id} was never held here: its record is written only under its lease`);
-    const { queue } = this.leaseGate;
-    const taken = queue.untrimmed(id);
-    const writes: FencedWrite[] = [
-      { op: "set", namespace: "sessions", key, value },
-      { op: active ? "add-member" : "remove-member", set: ACTIVE_SET, member: id },
-      ...(taken > 0 ? [{ op: "trim" as const, queue: sharedQueueName(id), count: taken }] : []),
-    ];
-    if (!(await this.coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
-    queue.trimmed(id, taken);
+    await this.leaseGate.queue.saveTaken(id, async (taken) => {
+      const writes: FencedWrite[] = [
+        { op: "set", namespace: "sessions", key, value },
+        { op: active ? "add-member" : "remove-member", set: ACTIVE_SET, member: id },
+        ...(taken > 0 ? [{ op: "trim" as const, queue: sharedQueueName(id), count: taken }] : []),
+      ];
+      if (!(await this.coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
+    });
   }
 
   /**

@@ -6,7 +6,10 @@
  * session's record in arrival order, in memory; they leave the shared queue in the fenced write
  * that first saves the record with them (the session's next save: `untrimmed` counts them), so an
  * entry is always in one of the two places — a holder that dies before saving leaves them to its
- * successor, which takes them from the queue as if new. Entries the holder does not take (their
+ * successor, which takes them from the queue as if new. A take reads the queue from the first entry
+ * not counted, so it waits for saves under way that remove counted entries (`saveTaken`): read
+ * while such a removal had landed but was not yet counted off, it skipped as many entries, and
+ * the save after it removed entries nobody took. Entries the holder does not take (their
  * session's queue is full, or they cannot be read) leave the shared queue at once — the refused
  * entries in a row in one fenced write, made before the next entry is taken: refused input is not
  * kept.
@@ -67,6 +70,8 @@ export class SharedQueue {
   private readonly taking = new Map<string, Promise<void>>();
   /** Per session: entries taken into the record that are still in the shared queue. */
   private readonly pending = new Map<string, number>();
+  /** Per session: saves under way that remove counted entries from the shared queue. */
+  private readonly saving = new Map<string, Set<Promise<unknown>>>();
 
   constructor(
     private readonly coordination: Coordination,
@@ -93,12 +98,39 @@ export class SharedQueue {
     return this.serialised(live, async () => this.takeFrom(live, items.slice(this.untrimmed(live.id))));
   }
 
-  /** Take every entry waiting in the session's shared queue into `live` (the caller holds its lease). */
+  /**
+   * Take every entry waiting in the session's shared queue into `live` (the caller holds its
+   * lease). The queue is read once no save is removing counted entries from it, in the same step
+   * as the count is read: a removal sent after the read lands after it.
+   */
   collect(live: LiveSession): Promise<void> {
     return this.serialised(live, async () => {
+      for (let saves = this.saving.get(live.id); saves; saves = this.saving.get(live.id))
+        await Promise.allSettled([...saves]);
       const items = await this.coordination.items(sharedQueueName(live.id), this.untrimmed(live.id));
       await this.takeFrom(live, items);
     });
+  }
+
+  /**
+   * Save the session's record through `write`, which removes the `count` entries taken in so far
+   * from the shared queue in the same fenced step (resolving once it did; rejecting when it was
+   * refused): they are counted off once it did, and a take meanwhile waits for it.
+   */
+  async saveTaken(sessionId: string, write: (count: number) => Promise<void>): Promise<void> {
+    const count = this.untrimmed(sessionId);
+    if (count === 0) return write(0);
+    const written = write(count);
+    const saves = this.saving.get(sessionId) ?? new Set<Promise<unknown>>();
+    this.saving.set(sessionId, saves);
+    saves.add(written);
+    try {
+      await written;
+      this.trimmed(sessionId, count);
+    } finally {
+      saves.delete(written);
+      if (saves.size === 0 && this.saving.get(sessionId) === saves) this.saving.delete(sessionId);
+    }
   }
 
   /** How many entries taken into the session's record are still in the shared queue. */
@@ -107,7 +139,7 @@ export class SharedQueue {
   }
 
   /** A save of the session's record removed `count` of its entries from the shared queue. */
-  trimmed(sessionId: string, count: number): void {
+  private trimmed(sessionId: string, count: number): void {
     const left = this.untrimmed(sessionId) - count;
     if (left > 0) this.pending.set(sessionId, left);
     else this.pending.delete(sessionId);

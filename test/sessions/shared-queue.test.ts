@@ -92,6 +92,11 @@ function holder() {
   return { queue, taken, offer };
 }
 
+/** A save's removal of the `count` entries it carries from the shared queue, under `fence`. */
+async function trim(fence: FenceRef, count: number): Promise<void> {
+  await memory.coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count }]);
+}
+
 const queued = async () =>
   (await memory.coordination.items(sharedQueueName("s1"), 0)).map((raw) => JSON.parse(raw).message.text);
 
@@ -117,8 +122,7 @@ describe("SharedQueue", () => {
     expect(queue.untrimmed("s1")).toBe(2);
     expect(await memory.coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
     // The record's save removes what it carries, in its own fenced step.
-    await memory.coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count: 2 }]);
-    queue.trimmed("s1", 2);
+    await queue.saveTaken("s1", (count) => trim(fence, count));
     expect(queue.untrimmed("s1")).toBe(0);
     await queue.offer("s1", entry("three"), terms("three"));
     await queue.collect(live);
@@ -163,8 +167,10 @@ describe("SharedQueue", () => {
     await queue.collect(live);
     expect(await queued()).toEqual(["one", "two", "three"]);
     // The save trims exactly what was taken: nothing taken is left, nothing untaken is lost.
-    await memory.coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count: 3 }]);
-    queue.trimmed("s1", 3);
+    await queue.saveTaken("s1", async (count) => {
+      expect(count).toBe(3);
+      await trim(fence, count);
+    });
     expect(await queued()).toEqual([]);
     expect(taken).toEqual(["one", "two", "three"]);
   });
@@ -191,9 +197,7 @@ describe("SharedQueue", () => {
     let fence: FenceRef | undefined;
     const saveOnTake = async (text: string) => {
       taken.push(text);
-      const count = queue.untrimmed("s1");
-      await memory.coordination.fencedWrite(fence!, [{ op: "trim", queue: sharedQueueName("s1"), count }]);
-      queue.trimmed("s1", count);
+      await queue.saveTaken("s1", (count) => trim(fence!, count));
     };
     const refuses = (text: string) => text.startsWith("refused");
     const queue: SharedQueue = new SharedQueue(
