@@ -10,7 +10,10 @@
  * must neither link nor ping. The slash command
  * (Slack does not allow them inside threads) acts on the person's latest thread in that channel
  * (slack-latest-threads.ts), under the same access rules as a message there, and its answer starts
- * with a line naming that thread, since the person never saw it chosen. In a channel where that
+ * with a line naming that thread, since the person never saw it chosen. A command there that
+ * changes the thread's session (new, stop, mode, model, grants revoke) is also told to the thread,
+ * naming who ran it, as its typed form is: else anyone could reset, stop or retune a thread people
+ * share without a word to them, where a typed command answers in the thread. In a channel where that
  * thread is not known — the person has not talked to the bot there, with one process none is
  * known after its restart, and with several on one store none after 7 days of silence — only the
  * commands about the person's own items run; the others are refused with where to type them,
@@ -120,6 +123,13 @@ const PER_PERSON_COMMANDS: ReadonlySet<string> = new Set([
   "approve",
   "deny",
 ]);
+
+/** Whether `/coworker <name> <args>` changes the thread's session: told to the thread (see the module header). */
+function changesSession(name: string, args: readonly string[]): boolean {
+  const word = commandWord(name);
+  if (word === "grants") return args[0]?.toLowerCase() === "revoke";
+  return word === "new" || word === "stop" || word === "mode" || word === "model";
+}
 
 /**
  * The answer to a session command in a channel from someone whose thread there is not known
@@ -284,6 +294,11 @@ export class SlackInteractions {
       const answer = await this.deps.service.command(target, user, name.toLowerCase(), args, { privately });
       await laneStopped;
       const shown = markdownToMrkdwn(answer) || answer;
+      if (kind === "channel" && target.thread && changesSession(name, args))
+        await this.tellThread(
+          target,
+          `<@${command.user_id}> ran \`/coworker ${commandWord(name)}\` here: ${shown}`,
+        );
       // A command that acted on the thread says which one: the person never saw it chosen.
       if (!target.thread || perPerson) return void (await replyMrkdwn(shown));
       const line = await threadNameLine(
@@ -308,6 +323,20 @@ export class SlackInteractions {
     return this.deps.stopLane(target, userId).catch((error: unknown) => {
       this.deps.logger.warn({ err: describeError(error) }, "slack could not stop the hand-over lane");
     });
+  }
+
+  /** Post `text` (mrkdwn) in the target's thread for everyone there, best effort: a failure is logged. */
+  private async tellThread(target: ThreadTarget, text: string): Promise<void> {
+    try {
+      await this.deps.clients.api.chat.postMessage({
+        channel: target.channel,
+        text,
+        ...(target.thread ? { thread_ts: target.thread } : {}),
+        ...NO_UNFURLS,
+      });
+    } catch (error) {
+      this.deps.logger.warn({ err: describeError(error) }, "slack could not tell the thread of a command");
+    }
   }
 
   /**

@@ -65,6 +65,25 @@ describe("/coworker in a channel without a known thread", () => {
     });
   });
 
+  it("tells the thread of a command that changes its session, naming who ran it; a look at it stays private", async () => {
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} hi` });
+    await service.waitFor(() => service.received.length === 1);
+    fake.userPosts({ user: "U2", channel: "C1", threadTs: ts, text: `${BOT} me too` });
+    await service.waitFor(() => service.received.length === 2);
+    const told = () => fake.state.messages.filter((m) => m.threadTs === ts && m.text.includes("/coworker"));
+    service.commandReply = "Started a new session (s2). Mode interactive, model m.";
+    await slash("U2", "C1", "new");
+    service.commandReply = "Revoked 2 grants.";
+    await slash("U2", "C1", "grants revoke");
+    service.commandReply = "Mode: interactive";
+    for (const text of ["status", "grants", "reviewer"]) await slash("U2", "C1", text);
+    expect(service.commands.map((c) => c.name)).toEqual(["new", "grants", "status", "grants", "reviewer"]);
+    expect(told().map((m) => m.text)).toEqual([
+      "<@U2> ran `/coworker new` here: Started a new session (s2). Mode interactive, model m.",
+      "<@U2> ran `/coworker grants` here: Revoked 2 grants.",
+    ]);
+  });
+
   it("keeps the per-person commands working there", async () => {
     service.commandReply = "You have no scheduled tasks.";
     expect((await slash("U2", "C1", "schedules")).text).toBe("You have no scheduled tasks.");
@@ -74,6 +93,8 @@ describe("/coworker in a channel without a known thread", () => {
   it("acts on the DM itself in a direct message", async () => {
     service.commandReply = "Mode set to auto.";
     expect((await slash("U1", "D1", "mode auto")).text).toBe("Mode set to auto.");
+    // Nobody else reads a DM: nothing is posted there beside the answer.
+    expect(fake.state.messages.filter((m) => m.text.includes("/coworker"))).toEqual([]);
     expect(service.commands).toHaveLength(1);
     expect(service.commands[0]).toMatchObject({ name: "mode", target: { channel: "D1" } });
     expect(service.commands[0]!.target.thread).toBeUndefined();
