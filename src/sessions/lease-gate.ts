@@ -170,11 +170,8 @@ export class LeaseGate implements TurnGate {
   private async admits(live: LiveSession, entry: SharedEntry): Promise<boolean> {
     const { queueCap } = this.options.host();
     if (!entry.capped || queueCap.admits(live, entry.message.user)) return true;
-    await queueCap.refuse(live, entry.message.user);
-    this.options.logger.warn(
-      { sessionId: live.id },
-      "refusing a queued message: the session's queue is full",
-    );
+    const reason = await queueCap.refuse(live, entry.message.user);
+    this.options.logger.warn({ sessionId: live.id, reason }, "refusing a queued message: the queue cap");
     return false;
   }
 
