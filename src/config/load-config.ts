@@ -138,7 +138,7 @@ export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
     return { ok: false, source: file.path, problems: formatIssues(parsed.error.issues, context) };
   }
   const config = resolvePaths(parsed.data, options.cwd);
-  const problems = crossKeyProblems(config, { ...overridden, cwd: options.cwd });
+  const problems = crossKeyProblems(config, { ...overridden, cwd: options.cwd, env });
   if (problems.length > 0) return { ok: false, source: file.path, problems: problems.map(scrubSecrets) };
   const files = [file.path, dotenv].filter((read): read is string => read !== undefined);
   return { ok: true, source: file.path, config: deepFreeze(config), files };

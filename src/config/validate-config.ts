@@ -4,16 +4,17 @@
  * is half configured, a variable left empty where a value is required (OPENAI_API_KEY= from a
  * copied .env.example with nothing else pointing at a model), a workspace root that is the data
  * folder or lies inside it (data-dir-roots.ts), or stdio MCP servers that would run inside the
- * workspace (data_dir there: mcp-server-folders.ts), a store URL username, password or database
- * name its client cannot decode (store-url-escapes.ts), or a Redis key prefix for a store that is not Redis (it would be
+ * workspace (data_dir there) or take programs from it (their HOME or PATH there:
+ * mcp-server-folders.ts), a store URL username, password or database name its client cannot
+ * decode (store-url-escapes.ts), or a Redis key prefix for a store that is not Redis (it would be
  * ignored, and the operator would believe deployments are kept apart).
  */
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "../store/store-url.js";
 import { dataDirRootProblems } from "./data-dir-roots.js";
 import { SERVICE_DIR } from "../core/service-dir.js";
 import { serviceDirRootProblems } from "./service-dir-roots.js";
-import { settingLabel } from "./env-overrides.js";
-import { mcpServerFolderProblems } from "./mcp-server-folders.js";
+import { type Env, settingLabel } from "./env-overrides.js";
+import { mcpServerFolderProblems, mcpServerLookupProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
 import { skillDirRootProblems } from "./skill-dir-roots.js";
 import { storeUrlEscapeProblems } from "./store-url-escapes.js";
@@ -25,6 +26,8 @@ export interface ValidationContext {
   readonly empty: ReadonlySet<string>;
   /** The folder Coworker starts from, where `.env` and `config/coworker.yaml` are read. */
   readonly cwd: string;
+  /** The environment the service runs with (stdio MCP servers get its HOME and PATH). */
+  readonly env: Env;
 }
 
 function blank(context: ValidationContext, variable: string): string {
@@ -116,6 +119,7 @@ export function crossKeyProblems(config: CoworkerConfig, context: ValidationCont
     ...dataDirRootProblems(config, context.sources),
     ...serviceDirRootProblems(config, context.sources, { serviceDir: SERVICE_DIR, cwd: context.cwd }),
     ...mcpServerFolderProblems(config),
+    ...mcpServerLookupProblems(config, context.env),
     ...skillDirRootProblems(config),
     ...storeUrlProblems(config, context),
     ...storePrefixProblems(config, context),

@@ -271,6 +271,26 @@ describe("config validation", () => {
       ).toContain("tools.mcp_servers (git):");
     });
 
+    it("refuses a stdio server whose HOME or a PATH folder lies inside the workspace, unless its env moves them", () => {
+      // ~/.npmrc picks the registry npx installs from, and a PATH folder the npx it runs: a command
+      // writing either in the workspace had the server run its code on the host.
+      const cwd = project();
+      const home = join(cwd, "ws", "home");
+      const bin = join(cwd, "ws", "bin");
+      const base = { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "data" };
+      expect(refusal(at(cwd, { ...base, HOME: home, PATH: "/usr/bin" }, STDIO))).toContain(
+        `tools.mcp_servers.git: its HOME or PATH folders ${home} lie inside the workspace (workspace.root: ${join(cwd, "ws")})`,
+      );
+      expect(
+        refusal(at(cwd, { ...base, HOME: "/home/bot", PATH: `/usr/bin:${bin}:relative` }, STDIO)),
+      ).toContain(`its HOME or PATH folders ${bin} lie inside the workspace`);
+      const moved = `tools:\n  mcp_servers:\n    git: { command: uvx, env: { HOME: /home/bot, PATH: /usr/bin } }\n`;
+      expect(at(cwd, { ...base, HOME: home, PATH: bin }, moved).ok).toBe(true);
+      const httpOnly = `tools:\n  mcp_servers:\n${HTTP}`;
+      expect(at(cwd, { ...base, HOME: home, PATH: bin }, httpOnly).ok).toBe(true);
+      expect(at(cwd, { ...base, HOME: "/home/bot", PATH: "/usr/bin" }, STDIO).ok).toBe(true);
+    });
+
     it("start and doctor both refuse it with the same line", async () => {
       const cwd = project();
       writeFileSync(join(cwd, "coworker.yaml"), STDIO);
