@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ClaimOnce, ExpiryTimers } from "../../src/approvals/expiry-timers.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
@@ -77,5 +77,41 @@ describe("ExpiryTimers", () => {
     while (failures.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(failures).toEqual(["p1: store down"]);
     expect(expired).toEqual([]);
+  });
+
+  it("a claim that failed is tried again under a key of its own, until one lands; a cleared item's is not", async () => {
+    vi.useFakeTimers();
+    try {
+      const expired: string[] = [];
+      const keys: string[] = [];
+      let down = 2;
+      const timers = new ExpiryTimers(
+        () => new Date(),
+        (id) => expired.push(id),
+        async (key) => {
+          keys.push(key);
+          if (down-- > 0) throw new Error("store down");
+          return true;
+        },
+      );
+      const at = new Date(Date.now() + 10).toISOString();
+      timers.arm("p1", at);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(expired).toEqual([]);
+      // Every process's claim failed just then: without a retry the item stayed open for good.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(expired).toEqual(["p1"]);
+      expect(keys).toEqual([`expiry:p1:${at}`, `expiry:p1:${at}:retry-1`, `expiry:p1:${at}:retry-2`]);
+
+      down = 1;
+      timers.arm("p2", new Date(Date.now() + 10).toISOString());
+      await vi.advanceTimersByTimeAsync(20);
+      timers.clear("p2");
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(expired).toEqual(["p1"]);
+      expect(keys).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
