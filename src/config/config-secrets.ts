@@ -12,7 +12,10 @@
  * a server's error output is logged. A header value of a scheme and a credential (`Bearer abc…`,
  * `Basic dXNl…`) also counts its credential alone, and a Basic one its decoded password: a server
  * refusing it echoes the token without the scheme ("invalid token abc…"), which neither the whole
- * value nor the Bearer pattern (a token with a digit, + or =) takes out. Values under 8 characters
+ * value nor the Bearer pattern (a token with a digit, + or =) takes out. A remote MCP server's URL
+ * counts its password and its long path segments and query values (20 characters or more):
+ * hosted servers put the account's key in the path (`/mcp/<key>/sse`), and a server's 404 page
+ * ("Cannot POST /mcp/<key>/sse") reaches the log in the start failure. Values under 8 characters
  * ("1", "true", "eu") are left out, as registerSecret leaves out every short value: taking them
  * out would mangle ordinary text.
  */
@@ -31,6 +34,28 @@ function headerSecrets(value: string): string[] {
   return colon < 0 ? [value, credential] : [value, credential, decoded.slice(colon + 1)];
 }
 
+/**
+ * Path segments and query values at least this long are taken for keys: ordinary ones (`mcp`,
+ * `v1`, `sse`, `streamable-http`) are shorter, and one taken out of every log line would mangle it.
+ */
+const KEY_PART_CHARS = 20;
+
+/** The parts of a remote MCP server's URL that may be credentials: password, long path segments and query values. */
+function urlSecrets(url: string): string[] {
+  const parsed = new URL(url);
+  const long = (part: string) => part.length >= KEY_PART_CHARS;
+  const parts = [...parsed.pathname.split("/"), ...parsed.searchParams.values()].filter(long);
+  const decode = (part: string): string[] => {
+    try {
+      const decoded = decodeURIComponent(part);
+      return decoded === part ? [part] : [part, decoded];
+    } catch {
+      return [part];
+    }
+  };
+  return [parsed.password, ...parts].flatMap(decode);
+}
+
 /** The configured secret values (blank ones left out). */
 function secretsOf(config: CoworkerConfig): readonly string[] {
   const values = [
@@ -45,7 +70,7 @@ function secretsOf(config: CoworkerConfig): readonly string[] {
     storeUrlPassword(config.store_url)?.password,
     ...Object.values(config.tools.mcp_servers).flatMap((server) =>
       server.transport === "http"
-        ? Object.values(server.headers).flatMap(headerSecrets)
+        ? [...Object.values(server.headers).flatMap(headerSecrets), ...urlSecrets(server.url)]
         : Object.values(server.env),
     ),
   ];

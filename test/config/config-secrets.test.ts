@@ -3,7 +3,8 @@
  * to the redactor: afterwards, text holding one shows `[redacted]` instead, also for secrets no
  * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
  * credentials, every env value and header of an MCP server whatever its name, NOTION_KEY included);
- * an MCP header's credential without its scheme, and a Basic one's password, too;
+ * an MCP header's credential without its scheme, and a Basic one's password, too, and the keys in a
+ * remote MCP server's URL (path, query, password);
  * an MCP server's short env values ("eu", "1") are left alone, and a store password that cannot be
  * decoded (a bare %) is taken as written. A short webhook secret is refused.
  */
@@ -102,6 +103,28 @@ tools:
     expect(scrubSecrets(`bad credentials ${basic}`)).toBe("bad credentials [redacted]");
     expect(scrubSecrets(`user ops with ${password} refused`)).toBe("user ops with [redacted] refused");
     expect(scrubSecrets("Bearer tokens are required")).toBe("Bearer tokens are required");
+  });
+
+  it("take a remote MCP server's key out of its URL's path, query and password, but not short parts", () => {
+    // A hosted server's 404 page names the path it was asked, key and all, and the start failure is logged.
+    const pathKey = "ak7Hq2LmN9pR4sT6vW8xYzQ";
+    const queryKey = "q-key-0a1b2c3d4e5f6a7b";
+    const password = "url-pass-9f8e7d6c";
+    const cwd = project(`
+tools:
+  mcp_servers:
+    zap: { url: "https://ops:${password}@actions.example/mcp/${pathKey}/sse?api=${queryKey}&format=streamable-http" }
+`);
+    const loaded = loadConfig({ env: {}, cwd });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    registerConfigSecrets(loaded.config);
+    expect(scrubSecrets(`failed to start: Cannot POST /mcp/${pathKey}/sse`)).toBe(
+      "failed to start: Cannot POST /mcp/[redacted]/sse",
+    );
+    expect(scrubSecrets(`got ${queryKey} and ${password}`)).toBe("got [redacted] and [redacted]");
+    expect(scrubSecrets("actions.example answered in streamable-http")).toBe(
+      "actions.example answered in streamable-http",
+    );
   });
 
   it("include the API keys from the file and from OPENAI_API_KEY alone: a log line shows neither", () => {
