@@ -44,7 +44,7 @@ import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 export interface AttachmentSettings {
   /** Files handled per message; the rest are named in a note. */
   readonly maxFiles: number;
-  /** Characters of one inlined extract (PDF text, text file). */
+  /** Characters of one inlined extract (PDF text, text file, transcript). */
   readonly maxChars: number;
   readonly pdfMaxPages: number;
   /** Text-like files up to this size are inlined; bigger ones stay files for read_file. */
@@ -200,6 +200,7 @@ export class AttachmentIntake {
       transcription: options.transcription,
       maxDurationS: this.settings.transcriptionMaxDurationS,
       perHour: this.settings.transcriptionsPerHour,
+      maxChars: this.settings.maxChars,
       logger: options.logger,
     });
   }

@@ -10,6 +10,12 @@
  * Only the transcript of a voice note the sender recorded themselves (`InboundFile.ownVoice`)
  * joins their message as their words, headed by its length alone; any other recording's
  * transcript is a file's content, a file-text record.
+ *
+ * A transcript is kept to `maxChars` characters, as a PDF's text and a text file are: the size
+ * bound lets a low-bitrate recording run hours (a 14 MB Opus file at 6 kbit/s is five), and its
+ * whole transcript, some 300,000 characters, went into the message and every request after it. A
+ * longer one is saved beside the recording (`<recording>.txt`, as the service saves files:
+ * service-file-access.ts, in the conversation's view) and the cut says where to read the rest.
  */
 import type { Logger } from "pino";
 import { type Attachment, fileNote, formatBytes } from "../core/attachment.js";
@@ -17,6 +23,9 @@ import { formatDuration } from "../core/duration-text.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../core/lru-cache.js";
 import type { SlotBudget } from "../store/slot-budget.js";
+import { clipWithMarker } from "../core/surrogate-pairs.js";
+import { saveInWorkspace } from "../tools/files/service-file-access.js";
+import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import type { BudgetTurn } from "./budget-turns.js";
 import type { Transcriber } from "./transcriber.js";
 
@@ -49,6 +58,8 @@ export interface RecordingIntakeOptions {
   readonly maxDurationS: number;
   /** `AttachmentSettings.transcriptionsPerHour`. */
   readonly perHour: number;
+  /** `AttachmentSettings.maxChars`: the most characters of a transcript included. */
+  readonly maxChars: number;
   readonly logger: Logger;
 }
 
@@ -72,12 +83,13 @@ export class RecordingIntake {
 
   /**
    * The recording `file`, open at `absolute`, sent in the conversation `from.sessionKey` by
-   * `from.sender` (platform-qualified). Passes `turn` once its budget is settled.
+   * `from.sender` (platform-qualified), whose view of the workspace is `from.workspace`. Passes
+   * `turn` once its budget is settled.
    */
   async take(
     file: InboundFile,
     absolute: string,
-    from: { readonly sessionKey: string; readonly sender: string },
+    from: { readonly sessionKey: string; readonly sender: string; readonly workspace: WorkspacePaths },
     turn: BudgetTurn,
   ): Promise<RecordingOutcome> {
     const label = `${file.name}${duration(file.durationS)}`;
@@ -150,7 +162,8 @@ export class RecordingIntake {
       };
     const spoken = await transcribing;
     const transcript = spoken.trim();
-    const said = transcript === "" ? "(no speech recognised)" : transcript;
+    const said =
+      transcript === "" ? "(no speech recognised)" : await this.capped(transcript, file, from.workspace);
     // The sender's own voice note is their words; any other recording is a file's content.
     // Headed by its length alone: the file (name and path) is listed beside the words.
     if (file.ownVoice) return { section: `[voice transcript${duration(file.durationS)}]\n${said}` };
@@ -164,5 +177,27 @@ export class RecordingIntake {
         text: said,
       },
     };
+  }
+
+  /**
+   * `transcript` kept to `maxChars` characters; a longer one is saved whole beside the recording,
+   * and the cut says where (or, when it could not be saved, that the rest was left out).
+   */
+  private async capped(transcript: string, file: InboundFile, workspace: WorkspacePaths): Promise<string> {
+    const { maxChars } = this.options;
+    if (transcript.length <= maxChars) return transcript;
+    const whole = `${file.path}.txt`;
+    const saved = await saveInWorkspace(workspace, whole, transcript).then(
+      () => true,
+      (error: unknown) => {
+        this.options.logger.warn({ err: error, file: whole }, "a long transcript could not be saved");
+        return false;
+      },
+    );
+    return clipWithMarker(transcript, maxChars, (dropped) =>
+      saved
+        ? `\n… [${dropped} more characters of the transcript; read_file ${whole} for the rest]`
+        : `\n… [${dropped} more characters of the transcript were left out]`,
+    );
   }
 }

@@ -296,6 +296,32 @@ describe("voice and audio", () => {
     );
   });
 
+  it("keeps a long transcript to max_chars, the whole of it saved beside the recording", async () => {
+    // Hours of low-bitrate speech fit the size bound: its whole transcript went into the request.
+    const long = `${"word ".repeat(60_000)}end`;
+    const transcriber: Transcriber = { transcribe: async () => long };
+    const voice = await voiceNote("voice-3.ogg", Buffer.from("OggS audio"), "audio/ogg");
+    const own = await intake({ maxChars: 1_000 }, transcriber).process([voice], at("s"), "U1");
+    const whole = `${voice.path}.txt`;
+    expect(own.sections).toEqual([
+      `[voice transcript]\n${long.slice(0, 1_000)}\n… [${long.length - 1_000} more characters of the transcript; read_file ${whole} for the rest]`,
+    ]);
+    expect(await readFile(join(root, whole), "utf8")).toBe(long);
+    // Someone else's recording: its file-text record is kept to the same length.
+    const audio = await saved("talk.mp3", Buffer.from("ID3 audio"), "audio/mpeg");
+    const other = await intake({ maxChars: 1_000 }, transcriber).process([audio], at("s"), "U1");
+    expect(fileTexts(other)[0]!.text).toHaveLength(
+      1_000 +
+        `\n… [${long.length - 1_000} more characters of the transcript; read_file ${audio.path}.txt for the rest]`
+          .length,
+    );
+    // One that fits is neither cut nor saved again.
+    const short = await saved("short.mp3", Buffer.from("ID3 audio"), "audio/mpeg");
+    const fits = await intake({}, { transcribe: async () => "a few words" }).process([short], at("s"), "U1");
+    expect(fileTexts(fits)[0]!.text).toBe("a few words");
+    await expect(readFile(join(root, `${short.path}.txt`))).rejects.toThrow();
+  });
+
   it("does not send the paid endpoint a recording the platform says is longer than the cap", async () => {
     const { sent, transcriber } = recordingTranscriber();
     const long = {
