@@ -189,6 +189,22 @@ export class PendingHub {
     return this.settler.expire(id);
   }
 
+  /**
+   * Expire an item again after its expiry failed part-way (the store failed): expire it when it is
+   * still open, or finish the settlement the failure left half done — its decision written, its
+   * record or the open index not, so no turn was handed it and a later expiry or press found it
+   * decided and did nothing more. Resolves with the session to resume when no turn here took the
+   * outcome; rejects when the store fails again.
+   */
+  async expireAgain(id: string): Promise<string | undefined> {
+    const item = await this.store.get(id);
+    if (!item) return undefined;
+    const completed = await this.settler.complete(item);
+    if (completed.settled) return completed.resume ? item.sessionId : undefined;
+    const expired = await this.settler.expire(id);
+    return expired && !expired.claimed ? expired.item.sessionId : undefined;
+  }
+
   /** Whether the session has an open item (a person is being waited for). */
   async hasOpenItems(sessionId: string): Promise<boolean> {
     return (await this.store.openItems(sessionId)).length > 0;

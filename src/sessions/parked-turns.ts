@@ -15,6 +15,9 @@ import { attachmentsOf } from "./request-builder.js";
 import type { SessionCache } from "./session-cache.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
+/** How long after a failed expiry it is tried again. */
+const EXPIRY_RETRY_MS = 30_000;
+
 export interface ParkedTurnsOptions {
   readonly hub: PendingHub;
   readonly cache: SessionCache;
@@ -79,14 +82,34 @@ export class ParkedTurns {
     return this.options.hub.offersOption(() => this.parkedOf(sessionId), sessionId, reply);
   }
 
-  /** An item's expiry timer ran out: expire it, and resume its turn when none here waits for it. */
-  async expire(pendingId: string): Promise<void> {
+  /**
+   * An item's expiry timer ran out: expire it, and resume its turn when none here waits for it.
+   * An expiry that fails (the store did) is tried again after EXPIRY_RETRY_MS, until it goes
+   * through: its timer has fired, and no other process will expire the item (the claim was this
+   * one's), so the card would stay open and the turn parked until a restart.
+   */
+  expire(pendingId: string): Promise<void> {
+    return this.tryExpiry(pendingId, false);
+  }
+
+  /** `expire`, or (`again`) its retry after a failure: the settlement finished if it was half done. */
+  private async tryExpiry(pendingId: string, again: boolean): Promise<void> {
+    let resume: string | undefined;
     try {
-      const expired = await this.options.hub.expire(pendingId);
-      if (expired && !expired.claimed) await this.resumeSession(expired.item.sessionId);
+      if (again) resume = await this.options.hub.expireAgain(pendingId);
+      else {
+        const expired = await this.options.hub.expire(pendingId);
+        if (expired && !expired.claimed) resume = expired.item.sessionId;
+      }
     } catch (error) {
-      this.options.logger.error({ err: error, pendingId }, "expiry failed");
+      this.options.logger.error(
+        { err: error, pendingId },
+        `expiry failed; trying again in ${EXPIRY_RETRY_MS / 1000} s`,
+      );
+      setTimeout(() => void this.tryExpiry(pendingId, true), EXPIRY_RETRY_MS).unref();
+      return;
     }
+    if (resume !== undefined) await this.resumeSession(resume);
   }
 
   /**
