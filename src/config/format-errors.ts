@@ -44,11 +44,15 @@ function describeType(value: unknown): string {
   return typeof value === "string" ? "text" : typeof value;
 }
 
-/** The offending value for context: scalars only (a mapping may hold secrets), never for secret paths. */
+/**
+ * The offending value for context: scalars only (a mapping may hold secrets), never for secret
+ * paths, scrubbed before it is cut (cut first, a token across the cut was no longer one the
+ * scrub of the whole line knows, and its first part was shown).
+ */
 function shown(value: unknown, path: readonly PropertyKey[]): string {
   const scalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean";
   if (!scalar || isSecretPath(path)) return "";
-  const text = JSON.stringify(value);
+  const text = scrubSecrets(JSON.stringify(value));
   return ` (got ${clip(text, 60)})`;
 }
 

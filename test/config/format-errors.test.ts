@@ -1,6 +1,7 @@
 /**
  * formatIssues shows a long offending value cut to 60 characters, between whole characters: the
- * old cut at a fixed index could keep half of an emoji (a lone surrogate) in the error line.
+ * old cut at a fixed index could keep half of an emoji (a lone surrogate) in the error line; and
+ * scrubbed before the cut, so a token across it is not shown in part.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -20,5 +21,17 @@ describe("formatIssues", () => {
     const [line] = formatIssues(parsed.error?.issues ?? [], { schema, raw, sources: new Map() });
     expect(hasLoneSurrogate(line as string)).toBe(false);
     expect(line).toContain(`(got "${"x".repeat(55)}😀y…)`);
+  });
+
+  it("scrubs a shown value before cutting it, so a token across the cut is not shown in part", () => {
+    // A Telegram token in the API root: cut first, 21 of its secret characters were shown, too few
+    // for the token pattern to know them (and an invalid config registers no secrets).
+    const schema = z.object({ api_root: z.url({ protocol: /^https?$/ }) });
+    const secret = "AAHabcdefghijklmnopqrstuvwxyz012345";
+    const raw = { api_root: `ftp://api.telegram.org/bot123456789:${secret}/` };
+    const parsed = schema.safeParse(raw);
+    const [line] = formatIssues(parsed.error?.issues ?? [], { schema, raw, sources: new Map() });
+    expect(line).toContain('(got "ftp://api.telegram.org/bot[redacted]/")');
+    expect(line).not.toContain(secret.slice(0, 8));
   });
 });
