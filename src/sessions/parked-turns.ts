@@ -9,6 +9,7 @@ import type { ParkedTurn } from "../approvals/parked-turn.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
 import type { TextAnswer } from "../approvals/pending-hub-types.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
+import { StoredDataError } from "../store/versioned.js";
 import type { InboundMessage } from "../core/inbound-message.js";
 import type { LiveSession } from "./live-session.js";
 import { attachmentsOf } from "./request-builder.js";
@@ -102,11 +103,13 @@ export class ParkedTurns {
         if (expired && !expired.claimed) resume = expired.item.sessionId;
       }
     } catch (error) {
+      // An item whose record cannot be read (a newer version's, or corrupt) stays so: not retried.
+      const retry = !(error instanceof StoredDataError);
       this.options.logger.error(
         { err: error, pendingId },
-        `expiry failed; trying again in ${EXPIRY_RETRY_MS / 1000} s`,
+        retry ? `expiry failed; trying again in ${EXPIRY_RETRY_MS / 1000} s` : "expiry failed",
       );
-      setTimeout(() => void this.tryExpiry(pendingId, true), EXPIRY_RETRY_MS).unref();
+      if (retry) setTimeout(() => void this.tryExpiry(pendingId, true), EXPIRY_RETRY_MS).unref();
       return;
     }
     if (resume !== undefined) await this.resumeSession(resume);

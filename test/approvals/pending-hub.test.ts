@@ -152,6 +152,21 @@ describe("PendingHub", () => {
     expect((await new PendingStore(store).get(pendingId))?.status).toBe("expired");
   });
 
+  it("after a restart, an open item whose record cannot be read is left as it is; the start goes on", async () => {
+    const { pendingId } = await raise(hub(), new AbortController().signal);
+    // Another session's item, open and past its expiry, in a newer version's record (or a corrupt
+    // one): expiring it read it again and failed the start.
+    const approvals = store.space("approvals");
+    const bad = { id: "bad", kind: "approval", sessionId: "s2", expiresAt: new Date().toISOString() };
+    const open = (await approvals.get<Record<string, unknown>>("open")) ?? {};
+    await approvals.set("open", { bad, ...open });
+    await approvals.set("item:bad", { v: 999, kind: "pending-item", data: {} });
+    const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
+    expect([...(await later.start())]).toEqual(["s1"]);
+    expect((await new PendingStore(store).get(pendingId))?.status).toBe("expired");
+    expect((await new PendingStore(store).openItems()).map((e) => e.id)).toEqual(["bad"]);
+  });
+
   // A press or typed answer that comes after the expiry time, before any timer here expired the
   // item, expires it itself: like a timer's expiry it hands back the parked turn when no turn in
   // this process waits, or the turn stays parked at a closed card (a later timer finds it settled).

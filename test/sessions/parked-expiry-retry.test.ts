@@ -17,6 +17,7 @@ import type { SessionCache } from "../../src/sessions/session-cache.js";
 import type { TurnScheduler } from "../../src/sessions/turn-scheduler.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { StoredDataError } from "../../src/store/versioned.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { tempDir } from "./helpers/harness.js";
 
@@ -119,4 +120,23 @@ it("an expiry the store failed part-way is tried again, and the parked turn resu
   expect(item?.status).toBe("expired");
   expect(await new PendingStore(store).openItems("s1")).toEqual([]);
   await store.close();
+});
+
+it("an expiry of an item whose record cannot be read is not tried again", async () => {
+  const calls: string[] = [];
+  const unreadable = async (id: string): Promise<never> => {
+    calls.push(id);
+    throw new StoredDataError("pending item: schema version 999 is newer than this build");
+  };
+  const turns = new ParkedTurns({
+    hub: { expire: unreadable, expireAgain: unreadable } as unknown as PendingHub,
+    cache: {} as SessionCache,
+    scheduler: {} as TurnScheduler,
+    logger: pino({ level: "silent" }),
+    resumeShared: async () => undefined,
+  });
+  vi.useFakeTimers();
+  await turns.expire("p1");
+  await vi.advanceTimersByTimeAsync(120_000);
+  expect(calls).toEqual(["p1"]);
 });
