@@ -55,8 +55,10 @@ async function pdf(name: string): Promise<InboundFile> {
   return { path, name, bytes: 9 };
 }
 
-/** Lets the intake's reads and waits move on. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+const upload = (name: string) => `uploads/slack_T1_C1/s/${name}`;
+const running = () => reader.running.map((read) => read.file);
+/** Mallory's PDFs in the reader now. */
+const mallorys = () => running().filter((file) => file.includes("/s/m"));
 
 describe("the PDF reader, shared by everyone", () => {
   it("takes one PDF of a sender at a time, and another sender's beside it", async () => {
@@ -65,29 +67,22 @@ describe("the PDF reader, shared by everyone", () => {
       logger: pino({ level: "silent" }),
     });
     const mallory = intake.process([await pdf("m1.pdf"), await pdf("m2.pdf"), await pdf("m3.pdf")], at, "UM");
-    await settle();
+    await vi.waitFor(() => expect(reader.started).not.toHaveLength(0));
     const alice = intake.process([await pdf("a1.pdf")], at, "UA");
-    await settle();
     // Before, all three of Mallory's were in the reader (or its line) at once, ahead of Alice's.
-    expect(reader.running.map((read) => read.file).sort()).toEqual([
-      "uploads/slack_T1_C1/s/a1.pdf",
-      "uploads/slack_T1_C1/s/m1.pdf",
-    ]);
-    // Mallory's next starts once her first is done, in the order she attached them.
-    reader.running.find((read) => read.file.endsWith("m1.pdf"))!.finish();
-    await settle();
-    expect(reader.started).toEqual([
-      "uploads/slack_T1_C1/s/m1.pdf",
-      "uploads/slack_T1_C1/s/a1.pdf",
-      "uploads/slack_T1_C1/s/m2.pdf",
-    ]);
-    reader.running.find((read) => read.file.endsWith("a1.pdf"))!.finish();
-    expect((await alice).attachments).toHaveLength(1);
-    for (let n = 0; n < 2; n++) {
-      reader.running[0]!.finish();
-      await settle();
+    await vi.waitFor(() => expect(running()).toHaveLength(2));
+    expect(running()).toContain(upload("a1.pdf"));
+    expect(mallorys()).toHaveLength(1);
+    // Each next one of Mallory's starts once the one before is done (her files are read in
+    // parallel, so which goes first is whichever was opened first).
+    for (let done = 1; done <= 3; done++) {
+      reader.running.find((read) => read.file === mallorys()[0])!.finish();
+      if (done < 3) await vi.waitFor(() => expect(reader.started).toHaveLength(2 + done));
+      expect(mallorys()).toHaveLength(done < 3 ? 1 : 0);
     }
     expect((await mallory).attachments).toHaveLength(3);
-    expect(reader.started.slice(3)).toEqual(["uploads/slack_T1_C1/s/m3.pdf"]);
+    reader.running[0]!.finish();
+    expect((await alice).attachments).toHaveLength(1);
+    expect(reader.started).toHaveLength(4);
   });
 });
