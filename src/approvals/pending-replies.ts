@@ -159,26 +159,46 @@ export class PendingReplies {
    * the item (and the settling the crash interrupted is finished) or from the dedupe marks. A
    * session with nothing open is answered from the in-memory open index, without a store read.
    */
-  async answerText(
+  answerText(
     parkedOf: ParkedLookup,
     sessionId: string,
     reply: TypedReply,
     keys: readonly string[],
   ): Promise<Settled<TextAnswer | undefined>> {
+    return this.answerTries(parkedOf, sessionId, reply, keys, MAX_ANSWER_TRIES);
+  }
+
+  /** answerText, walking the open items at most `tries` more times. */
+  private async answerTries(
+    parkedOf: ParkedLookup,
+    sessionId: string,
+    reply: TypedReply,
+    keys: readonly string[],
+    tries: number,
+  ): Promise<Settled<TextAnswer | undefined>> {
     // The usual case, nothing open in the session, is answered here: a small frame waits on the
     // read, and the walk over the items (answerOpen) is not started.
     const open = await this.settler.store.openItems(sessionId);
-    return open.length === 0 ? NOTHING_ANSWERED : this.answerOpen(open, parkedOf, sessionId, reply, keys);
+    if (open.length === 0 || tries === 0) return NOTHING_ANSWERED;
+    return this.answerOpen(open, parkedOf, sessionId, reply, keys, tries);
   }
 
-  /** answerText over the session's open entries (at least one). */
+  /**
+   * answerText over the session's open entries (at least one). A reply whose answer or decision
+   * another one got to first (another message typed meanwhile, on this process or another) did
+   * not answer: the walk is made again — the question's next one, or nothing, which leaves the
+   * message to be handled as any other — unless that other was this same message, delivered
+   * twice (its keys are the winner's): a redelivery.
+   */
   private async answerOpen(
     open: readonly OpenEntry[],
     parkedOf: ParkedLookup,
     sessionId: string,
     reply: TypedReply,
     keys: readonly string[],
+    tries: number,
   ): Promise<Settled<TextAnswer | undefined>> {
+    const again = () => this.answerTries(parkedOf, sessionId, reply, keys, tries - 1);
     const { settler } = this;
     // An item this reply found past its expiry is expired here; its turn may need resuming.
     let expired = false;
@@ -204,12 +224,14 @@ export class PendingReplies {
         dedupeKeys: keys,
         ...(reply.files.length > 0 ? { files: reply.files } : {}),
       };
-      const { resume } = await settler.decide(place.plan.id, decision, () => settler.recordDeliveries(keys));
-      return resumed({ result: "answered", resume }, sessionId, parkedOf);
+      const decided = await settler.decide(place.plan.id, decision, () => settler.recordDeliveries(keys));
+      if (decided.result.status === "already_decided") return again();
+      return resumed({ result: "answered", resume: decided.resume }, sessionId, parkedOf);
     }
     const typed = { keys, files: reply.files };
-    const { resume } = await settler.answer(place.item.id, place.question.id, reply.text, by, typed);
-    return resumed({ result: "answered", resume }, sessionId, parkedOf);
+    const answered = await settler.answer(place.item.id, place.question.id, reply.text, by, typed);
+    if (!answered.won) return again();
+    return resumed({ result: "answered", resume: answered.resume }, sessionId, parkedOf);
   }
 }
 
@@ -218,6 +240,12 @@ type ReplyPlace =
   | { readonly redelivered: PendingItem }
   | { readonly plan: PendingPlan }
   | { readonly item: PendingQuestion; readonly question: QuestionSpec };
+
+/**
+ * How many times a typed reply walks the open items when other answers keep getting there first
+ * (each of them answers a question, so a walk finds less open); then it answers nothing.
+ */
+const MAX_ANSWER_TRIES = 5;
 
 /** A typed reply that answered nothing and resumes nothing. */
 const NOTHING_ANSWERED: Settled<TextAnswer | undefined> = { result: undefined, resume: undefined };

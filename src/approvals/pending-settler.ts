@@ -100,7 +100,8 @@ export class PendingSettler {
 
   /**
    * Record one answer of a question group (a typed one with its message's dedupe keys and the
-   * files it came with); the group is decided once every question has one.
+   * files it came with); the group is decided once every question has one. `won` is false when
+   * another answer to that question was recorded first (this one is not).
    */
   async answer(
     id: string,
@@ -108,7 +109,7 @@ export class PendingSettler {
     answer: string,
     by: PendingPerson,
     typed?: { readonly keys: readonly string[]; readonly files: readonly Attachment[] },
-  ): Promise<{ readonly result: PressResult; readonly resume: boolean }> {
+  ): Promise<{ readonly result: PressResult; readonly resume: boolean; readonly won: boolean }> {
     const delivery = typed && {
       dedupeKeys: typed.keys,
       files: typed.files,
@@ -119,11 +120,12 @@ export class PendingSettler {
       return {
         result: { status: "already_decided", message: "That question was already answered." },
         resume: false,
+        won: false,
       };
     if (firstUnanswered(item) === undefined)
-      return this.decide(id, { action: "answered", by, at: this.stamp() });
+      return { ...(await this.decide(id, { action: "answered", by, at: this.stamp() })), won: true };
     await this.options.cards.update(item);
-    return { result: { status: "accepted", message: "Answer recorded." }, resume: false };
+    return { result: { status: "accepted", message: "Answer recorded." }, resume: false, won: true };
   }
 
   /**

@@ -220,6 +220,35 @@ describe("PendingHub", () => {
     });
   });
 
+  it("of two messages typed at once to a question, the one whose answer came second is not consumed (it is handled as any other message)", async () => {
+    const asked = await ask(hub(), ["a", "b"]);
+    const typed = (text: string) => ({
+      platform: "slack",
+      user: { id: "U_ANA", name: "Ana" },
+      text,
+      files: [],
+    });
+    const parkedOf = async () => asked;
+    // Taken by two processes at once: before, both read "answered" and the second message vanished.
+    const results = await Promise.all([
+      hub().answerText(parkedOf, "s1", typed("a"), ["k1"]),
+      hub().answerText(parkedOf, "s1", typed("and add tests too"), ["k2"]),
+    ]);
+    expect(results.map((r) => r.result)).toContain(undefined);
+    expect(results.map((r) => r.result)).toContain("answered");
+    expect(await new PendingStore(store).openItems("s1")).toEqual([]);
+  });
+
+  it("one typed message delivered to two processes at once answers the question once, and is a redelivery on the other", async () => {
+    const asked = await ask(hub(), ["a", "b"]);
+    const typed = { platform: "slack", user: { id: "U_ANA", name: "Ana" }, text: "b", files: [] };
+    const twice = await Promise.all([
+      hub().answerText(async () => asked, "s1", typed, ["k1"]),
+      hub().answerText(async () => asked, "s1", typed, ["k1"]),
+    ]);
+    expect(twice.map((r) => r.result).sort()).toEqual(["answered", "redelivered"]);
+  });
+
   it("a typed word is an option's answer only while the question is open and its call still waits; 'stop' never is", async () => {
     // A question stored before ask_user refused command words as options (or a model's, however made).
     const asked = await ask(hub(), ["stop", "go on"]);
