@@ -71,7 +71,7 @@ async function openBackend(
 class KeyvStore implements Store {
   private closed = false;
   private readonly spaces: ReadonlyMap<StoreNamespace, KeyValueSpace>;
-  /** Calls made and not yet settled: close() lets them finish first. */
+  /** Calls made and not yet settled: close() lets them finish first (unless the backend does: drainsOnClose). */
   private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(
@@ -84,14 +84,19 @@ class KeyvStore implements Store {
       assertOpen: () => {
         if (this.closed) throw new Error(`store ${description} is closed`);
       },
-      track: <T>(call: Promise<T>): Promise<T> => {
-        this.inflight.add(call);
-        const forget = () => this.inflight.delete(call);
-        call.then(forget, forget);
-        return call;
-      },
+      // A promise per call to know when it settles, unless the backend's close waits for its calls.
+      track: backend.drainsOnClose
+        ? <T>(call: Promise<T>) => call
+        : <T>(call: Promise<T>) => this.track(call),
     };
     this.spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, new KeyvSpace(ns, context)] as const));
+  }
+
+  private track<T>(call: Promise<T>): Promise<T> {
+    this.inflight.add(call);
+    const forget = () => this.inflight.delete(call);
+    call.then(forget, forget);
+    return call;
   }
 
   get writesInOrder(): boolean {

@@ -44,6 +44,47 @@ describe("sqlite store", () => {
     expect(rawQuery(file, "PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
   });
 
+  it("lets every call made before close finish (the connection drains its queue), so each settles and every write is in the file", async () => {
+    const store = await createStore({ dataDir: root });
+    const sessions = store.space("sessions");
+    await sessions.set("gone", 1);
+    const calls = [
+      sessions.set("a", 1),
+      sessions.setMany!([
+        { key: "b", value: 2 },
+        { key: "c", value: 3 },
+      ]),
+      store.space("dedupe").setIfAbsent("d", true, 60_000),
+      sessions.replaceIf("a", 1, 4),
+      sessions.delete("gone"),
+      sessions.get("b"),
+    ];
+    // Each call's outcome as it settles: "pending" for one that has not when close resolves.
+    const outcomes: unknown[] = calls.map(() => "pending");
+    for (const [at, call] of calls.entries()) {
+      call.then(
+        (value) => (outcomes[at] = { value }),
+        (error) => (outcomes[at] = { error }),
+      );
+    }
+    await store.close();
+    expect(outcomes).toEqual([
+      { value: undefined },
+      { value: undefined },
+      { value: true },
+      { value: true },
+      { value: true },
+      { value: 2 },
+    ]);
+    const file = path.join(root, "coworker.sqlite");
+    expect(rawQuery(file, "SELECT key FROM keyv ORDER BY key")).toEqual([
+      { key: "dedupe:d" },
+      { key: "sessions:a" },
+      { key: "sessions:b" },
+      { key: "sessions:c" },
+    ]);
+  });
+
   it("purges rows past their TTL when the store opens", async () => {
     const store = await createStore({ dataDir: root });
     await store.space("dedupe").set("old-event", true, 60_000);

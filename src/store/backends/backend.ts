@@ -57,6 +57,11 @@ export interface Backend {
   deleteIf(namespace: StoreNamespace, key: string, expected: ExpectedEntry): Promise<boolean>;
   /** Whether writes issued one after another are applied in that order (see Store.writesInOrder). */
   readonly writesInOrder: boolean;
+  /**
+   * Whether `close()` itself lets every call made before it finish (each call is queued by the
+   * engine as it is made, and closing drains the queue), so the store need not track its calls.
+   */
+  readonly drainsOnClose?: boolean;
   /** One real round trip to the engine; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

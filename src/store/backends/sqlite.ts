@@ -69,6 +69,9 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
     },
     // One connection: writes are applied in the order issued, a loop turn's batch in one transaction.
     writesInOrder: true,
+    // Every call reaches the adapter's queue as it is made (keyv's delete too), and disconnect
+    // commits what is queued before it closes the connection.
+    drainsOnClose: true,
     // keyv's own prefixing, so the row written is exactly the one keyv reads back.
     insertIfAbsent: (namespace, key, serialized) =>
       adapter.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized),
