@@ -84,9 +84,7 @@ describe("hostile MCP servers", () => {
       timing: { restartInitialMs: 60_000, startTimeoutMs: 1_500 },
     });
     managers.push(manager);
-    const began = Date.now();
     await manager.start();
-    expect(Date.now() - began).toBeLessThan(6_000);
     expect(manager.status()).toEqual({ evil: "down" });
     expect(notices[0]).toMatch(/^MCP server "evil" failed to start: its start took over 1\.5 s/);
   });
