@@ -14,8 +14,10 @@
 import { posix } from "node:path";
 import type { Logger } from "pino";
 import type { UploadGate, UploadHold } from "../../attachments/upload-gate.js";
+import { HIDDEN_CHARACTERS } from "../../core/hidden-characters.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
+import { clipLine } from "../../core/one-line.js";
 import { conversationPaths } from "../../tools/files/conversation-paths.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
@@ -64,6 +66,19 @@ export function safeFileName(name: string): string {
     .replace(/^\.+/, "")
     .slice(-120);
   return cleaned.length > 0 ? cleaned : "file";
+}
+
+/** The longest file name a note or the model is given (Slack's own limit is 255). */
+const MAX_SHOWN_NAME = 120;
+
+/**
+ * The name people know a file by, as the thread's notes and the model are given it: on one line,
+ * without the characters that hide or reorder text, at most MAX_SHOWN_NAME characters. The sender
+ * picks it, so raw it could start a line of its own in the bot's note ("…not saved.\nCoworker:
+ * approved") or read in another order than it is stored.
+ */
+export function shownFileName(name: string): string {
+  return clipLine(name.replace(HIDDEN_CHARACTERS, ""), MAX_SHOWN_NAME) || "file";
 }
 
 /**
@@ -192,7 +207,7 @@ export async function downloadFiles(
   const workspace = conversationPaths(options.workspace, target);
   const { uploads } = options;
   for (const file of files) {
-    const name = file.name ?? file.title ?? file.id;
+    const name = shownFileName(file.name ?? file.title ?? file.id);
     const deadline = downloadDeadline(options.timeoutMs);
     let hold: UploadHold | undefined;
     try {

@@ -44,7 +44,7 @@ import {
   postAuthorId,
   sentAtOf,
 } from "./slack-events.js";
-import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
+import { downloadFiles, type FileDownloadOptions, shownFileName } from "./slack-files.js";
 import { isStop, SlackLanes } from "./slack-lanes.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import { ORDER_FULL, SlackThreadOrder } from "./slack-thread-order.js";
@@ -245,7 +245,9 @@ export class SlackInbound {
     signal: LaneSignal,
   ): Promise<void> {
     const user = await this.deps.users.user(author);
-    const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
+    const limited = this.deps.attachments.limit(event.files ?? [], (file) =>
+      shownFileName(file.name ?? file.id),
+    );
     const downloaded = limited.kept.length
       ? await downloadFiles(limited.kept, target, author, {
           ...this.deps.files,
