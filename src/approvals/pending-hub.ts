@@ -9,7 +9,6 @@
 import type { Logger } from "pino";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadTarget } from "../core/thread-target.js";
-import { StoredDataError } from "../store/versioned.js";
 import {
   allowedApproversFor,
   decidersOf,
@@ -32,7 +31,7 @@ import type {
 import { callHash, isOpen, newPendingId, type PendingItem, type PendingKind } from "./pending-item.js";
 import { PendingReplies, type TypedReply } from "./pending-replies.js";
 import { PendingSettler } from "./pending-settler.js";
-import { NOT_SHOWN, type OpenEntry, type PendingStore } from "./pending-store.js";
+import { NOT_SHOWN, type PendingStore } from "./pending-store.js";
 import { PendingWaits } from "./pending-waits.js";
 
 /** The tool call an item is raised for, when the history does not hold it. */
@@ -206,27 +205,6 @@ export class PendingHub {
     return expired && !expired.claimed ? expired.item.sessionId : undefined;
   }
 
-  /**
-   * An open item as stored, for the start's sweep (undefined when unknown, or its read failed:
-   * logged); "unreadable" when its record cannot be read (a newer version's, or corrupt) —
-   * logged, and left as it is: expiring it read it again and threw, which failed the start, and
-   * every process's start reads every open item.
-   */
-  private async readable(entry: OpenEntry): Promise<PendingItem | "unreadable" | undefined> {
-    try {
-      return await this.store.get(entry.id);
-    } catch (error) {
-      const unreadable = error instanceof StoredDataError;
-      this.logger.error(
-        { err: error, pendingId: entry.id, sessionId: entry.sessionId },
-        unreadable
-          ? "an open pending item cannot be read: left as it is, neither expired nor shown again"
-          : "reading a pending item failed",
-      );
-      return unreadable ? "unreadable" : undefined;
-    }
-  }
-
   /** Whether the session has an open item (a person is being waited for). */
   async hasOpenItems(sessionId: string): Promise<boolean> {
     return (await this.store.openItems(sessionId)).length > 0;
@@ -240,7 +218,8 @@ export class PendingHub {
   async start(): Promise<ReadonlySet<string>> {
     const resumable = new Set<string>();
     for (const entry of await this.store.openItems()) {
-      const item = await this.readable(entry);
+      const item = await this.settler.read(entry.id);
+      // Left as it is (expiring it would read it again and throw, failing the start): logged.
       if (item === "unreadable") continue;
       const completed = item && (await this.settler.complete(item));
       if (item && completed?.settled) {

@@ -53,7 +53,8 @@ export class PendingReplies {
   async press(press: CardPress, parkedOf: ParkedLookup): Promise<Settled<PressResult>> {
     const refused = (result: PressResult): Settled<PressResult> => ({ result });
     const { settler } = this;
-    const stored = await settler.load(press.pendingId);
+    const stored = await settler.read(press.pendingId);
+    if (stored === "unreadable") return refused({ status: "invalid", message: UNREADABLE });
     if (!stored) return refused({ status: "unknown", message: "This request is no longer known." });
     if (pressedElsewhere(press, stored.target))
       return refused({ status: "not_allowed", message: NOT_PRESSED_WHERE_ASKED });
@@ -240,6 +241,10 @@ type ReplyPlace =
   | { readonly redelivered: PendingItem }
   | { readonly plan: PendingPlan }
   | { readonly item: PendingQuestion; readonly question: QuestionSpec };
+
+/** The refusal of a press on an item whose stored record cannot be read here. */
+const UNREADABLE =
+  "This request's stored record cannot be read here (made by a newer version of the service, or damaged), so nothing was decided. Ask the operator to look at the log.";
 
 /**
  * How many times a typed reply walks the open items when other answers keep getting there first

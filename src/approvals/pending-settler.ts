@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import type { Attachment } from "../core/attachment.js";
 import type { PressResult } from "../core/button-press.js";
+import { StoredDataError } from "../store/versioned.js";
 import { alreadyDecidedMessage, type CardDisplay, outcomeOf } from "./card-display.js";
 import { waitsFor } from "./parked-turn.js";
 import type { Closed, DeliveryMarks, ExpirySchedule, ParkedLookup } from "./pending-hub-types.js";
@@ -162,11 +163,25 @@ export class PendingSettler {
 
   /** The item as stored now; undefined when unknown or unreadable (logged). */
   async load(id: string): Promise<PendingItem | undefined> {
+    const item = await this.read(id);
+    return item === "unreadable" ? undefined : item;
+  }
+
+  /**
+   * The item as stored now (undefined when unknown, or its read failed: logged); "unreadable"
+   * when its record cannot be read — a newer version's, or corrupt (logged) — which must be said
+   * as such, never taken for an item that is gone.
+   */
+  async read(id: string): Promise<PendingItem | "unreadable" | undefined> {
     try {
       return await this.store.get(id);
     } catch (error) {
-      this.options.logger.error({ err: error, pendingId: id }, "reading a pending item failed");
-      return undefined;
+      const unreadable = error instanceof StoredDataError;
+      this.options.logger.error(
+        { err: error, pendingId: id },
+        unreadable ? "a pending item's record cannot be read" : "reading a pending item failed",
+      );
+      return unreadable ? "unreadable" : undefined;
     }
   }
 

@@ -167,6 +167,17 @@ describe("PendingHub", () => {
     expect((await new PendingStore(store).openItems()).map((e) => e.id)).toEqual(["bad"]);
   });
 
+  it("a press on an item whose record cannot be read is refused as such, not as an item that is gone", async () => {
+    const { pendingId } = await raise(hub(), new AbortController().signal);
+    await store.space("approvals").set(`item:${pendingId}`, { v: 999, kind: "pending-item", data: {} });
+    const pressed = await hub().press(press(pendingId), async () => parkedAt("hi"));
+    expect(pressed.result).toMatchObject({
+      status: "invalid",
+      message: expect.stringMatching(/cannot be read/),
+    });
+    expect(pressed.resume).toBeUndefined();
+  });
+
   // A press or typed answer that comes after the expiry time, before any timer here expired the
   // item, expires it itself: like a timer's expiry it hands back the parked turn when no turn in
   // this process waits, or the turn stays parked at a closed card (a later timer finds it settled).
