@@ -3,7 +3,9 @@
  * thread is a session of its own, so without a cap one person (or one allowed bot) posting a
  * message in each of a hundred threads started a hundred model calls and tool runs at once, on the
  * team's model account. A person's further turns wait in line, first come first served, their
- * sessions' locks let go meanwhile (turn-scheduler.ts); other people's turns are not held up. A turn parked at a person keeps its slot only while its pump
+ * sessions' locks let go meanwhile (turn-scheduler.ts); other people's turns are not held up, in
+ * their own threads or in a thread the person's waiting message shares (the scheduler starts the
+ * first queued message whose sender has a free slot). A turn parked at a person keeps its slot only while its pump
  * runs; approvals and answers never need one. With several processes on one store the slots are
  * shared through the coordination instead (shared-turn-slots.ts); both are `TurnSlots`.
  */
@@ -20,8 +22,11 @@ export interface TurnSlots {
    * answer at once; shared ones (several processes) once the store has.
    */
   tryTake(person: string): boolean | Promise<boolean>;
-  /** Take one of `person`'s slots, once one is free. */
-  take(person: string): Promise<void>;
+  /**
+   * Take one of `person`'s slots, once one is free: true. False (nothing taken) when `signal`
+   * aborts first (it may, say, when other work could run instead).
+   */
+  take(person: string, signal?: AbortSignal): Promise<boolean>;
   /** Give back one slot `person` holds (each slot taken is given back once). */
   release(person: string): void;
 }
@@ -50,13 +55,24 @@ export class PersonTurnSlots implements TurnSlots {
     return true;
   }
 
-  /** Take one of `person`'s slots, once one is free. */
-  take(person: string): Promise<void> {
-    if (this.tryTake(person)) return Promise.resolve();
+  /** Take one of `person`'s slots, once one is free; false when `signal` aborts first (it leaves the line). */
+  take(person: string, signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    if (this.tryTake(person)) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const line = this.waiting.get(person);
-      if (line) line.push(resolve);
-      else this.waiting.set(person, [resolve]);
+      const line = this.waiting.get(person) ?? [];
+      this.waiting.set(person, line);
+      const given = () => {
+        signal?.removeEventListener("abort", leave);
+        resolve(true);
+      };
+      const leave = () => {
+        line.splice(line.indexOf(given), 1);
+        if (line.length === 0) this.waiting.delete(person);
+        resolve(false);
+      };
+      line.push(given);
+      signal?.addEventListener("abort", leave, { once: true });
     });
   }
 

@@ -101,20 +101,24 @@ export class SharedTurnSlots implements TurnSlots {
     return false;
   }
 
-  /** Take one of `person`'s slots once one is free (see the module header). */
-  async take(person: string): Promise<void> {
+  /**
+   * Take one of `person`'s slots once one is free (see the module header); false when `signal`
+   * aborts first (a try under way when it does still counts).
+   */
+  async take(person: string, signal?: AbortSignal): Promise<boolean> {
     await this.listen();
     const firstMs = this.options.firstRetryMs ?? FIRST_RETRY_MS;
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; signal?.aborted !== true; attempt++) {
       // Listening from before the try on, so a release while it is under way is not missed.
-      const waiter = this.waiter(person);
+      const waiter = this.waiter(person, signal);
       try {
-        if (await this.tryTake(person)) return;
+        if (await this.tryTake(person)) return true;
         await waiter.within(backoffMs(attempt, firstMs, this.timing.renewMs));
       } finally {
         waiter.stop();
       }
     }
+    return false;
   }
 
   /** Release one of `person`'s slot leases in the background, then tell the waiting turns. */
@@ -168,7 +172,8 @@ export class SharedTurnSlots implements TurnSlots {
     for (const wake of this.waiting.get(person) ?? []) wake();
   }
 
-  private waiter(person: string): Waiter {
+  /** A waiter for `person`'s slot, woken too when `signal` aborts. */
+  private waiter(person: string, signal: AbortSignal | undefined): Waiter {
     let wake: () => void = () => undefined;
     const woken = new Promise<void>((resolve) => {
       wake = resolve;
@@ -176,6 +181,7 @@ export class SharedTurnSlots implements TurnSlots {
     const line = this.waiting.get(person) ?? new Set<() => void>();
     line.add(wake);
     this.waiting.set(person, line);
+    signal?.addEventListener("abort", wake, { once: true });
     let timer: NodeJS.Timeout | undefined;
     return {
       within: (ms) => {
@@ -185,6 +191,7 @@ export class SharedTurnSlots implements TurnSlots {
       },
       stop: () => {
         clearTimeout(timer);
+        signal?.removeEventListener("abort", wake);
         line.delete(wake);
         if (line.size === 0 && this.waiting.get(person) === line) this.waiting.delete(person);
       },

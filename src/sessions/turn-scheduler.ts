@@ -5,11 +5,15 @@
  * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). A turn a person
  * starts (a message, a wake-up as them, a retry of their failed turn, whoever pressed it) runs in
  * one of their turn slots (person-turn-slots.ts; with several processes, shared by them:
- * shared-turn-slots.ts). When they
- * already run as many as they may, the pump lets the session's lock (lease) go while it waits for
- * one, and takes it again before the turn starts: the lock guards the session's record, which a
- * wait changes nothing of, and holding it would keep other processes from the session (with
- * several, another one may take it and run the turn meanwhile; the pump then finds the work gone).
+ * shared-turn-slots.ts). The pump starts the first queued message whose sender has a free slot —
+ * each person's own messages in their order — so a person who already runs as many turns as they
+ * may holds up no one else in a thread they share (a retry, which re-runs the last turn, still
+ * goes before any message). When no one queued has a free slot, the pump lets the session's lock
+ * (lease) go while it waits for one of theirs, and takes it again before the turn starts: the lock
+ * guards the session's record, which a wait changes nothing of, and holding it would keep other
+ * processes from the session (with several, another one may take it and run the turn meanwhile;
+ * the pump then finds the work gone). New work for the session ends the wait, and the pump looks
+ * at the queue again: its sender may have a free slot.
  * Each slot a pump takes — or a turn started at once brings — is given back once, by `giveBack`.
  * Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns parked at a
  * person (their state is durable) — never leaving a running tool call orphaned.
@@ -50,14 +54,21 @@ interface FirstInSlot extends FirstTurn {
   readonly slot: HeldSlot;
 }
 
+/** A turn the pump may start next: a person's first queued message, or (no message) a retry as them. */
+interface NextTurn {
+  readonly user: PlatformUser;
+  readonly person: string;
+  readonly message?: QueuedMessage;
+}
+
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
 type PumpStart = FirstInSlot | { readonly lease: SessionLease };
 
 /** Background turn execution for all sessions of this process. */
 export class TurnScheduler {
   private readonly pumps = new Map<LiveSession, Promise<void>>();
-  /** Sessions whose pump waits for a turn slot, without the session's lease. */
-  private readonly waitingForSlot = new Set<LiveSession>();
+  /** Sessions whose pump waits for a turn slot, without the session's lease; aborting ends the wait. */
+  private readonly waitingForSlot = new Map<LiveSession, AbortController>();
   private stopping = false;
   private readonly turns: TurnExecutor;
 
@@ -132,13 +143,16 @@ export class TurnScheduler {
    * `start`, the pump begins under a lease already taken.
    */
   schedule(live: LiveSession, start?: { readonly lease: SessionLease }): void {
+    // A pump waiting for a slot looks at the session's work again: new work's sender may have one.
+    this.waitingForSlot.get(live)?.abort();
     if (start && live.pump && !this.stopping && !live.retired && !this.waitingForSlot.has(live)) {
       // The pump is ending (it let the session go just before this process took it again).
       void live.pump.finally(() => this.schedule(live, start));
       return;
     }
-    // A pump waiting for a turn slot takes the session again once it has one; until then the
-    // session is left free (what the lease took in is saved as it goes), for any process to take.
+    // A pump waiting for a turn slot takes the session again once it has one, or once its wait
+    // ended (above); until then the session is left free (what the lease took in is saved as it
+    // goes), for any process to take.
     if (live.pump || this.stopping || live.retired) {
       start?.lease.release();
       return;
@@ -213,8 +227,9 @@ export class TurnScheduler {
 
   /**
    * The pump: under the session's lease, its first turn (a message started at once), then a parked
-   * turn, a retry or the queued messages, in turn, until none is left. A turn a person starts runs
-   * in one of their slots; waiting for one, the pump holds no lease (see the module header).
+   * turn, a retry or the queued messages, until none is left. A turn a person starts runs in one of
+   * their slots: the first queued message whose sender has a free one starts (nextTurns); waiting
+   * for one, the pump holds no lease (see the module header).
    */
   private async pump(live: LiveSession, start?: PumpStart): Promise<void> {
     const { gate } = this.options;
@@ -223,7 +238,8 @@ export class TurnScheduler {
     // The one slot the pump holds at a time: a person's turn runs in it, and it is given back
     // (giveBack) as that turn ends, or as the pump ends without running one in it.
     let slot: HeldSlot | undefined = first?.slot;
-    let noticed = false;
+    // The people told in the thread that their turn waits for a slot.
+    const noticed = new Set<string>();
     // Whether the pump still holds the session: a lease of several processes can be lost (a
     // renewal failed, or none came in time) while the pump runs. Then it starts no other turn —
     // another process may hold the session by now, and the input it took in stays in the shared
@@ -251,56 +267,68 @@ export class TurnScheduler {
           await this.turns.resumeParked(live, parked, held);
           continue;
         }
-        // A retry runs as the failed turn's requester, never as whoever pressed Retry.
-        const user = live.retryBy ? retryRunsAs(live, live.retryBy) : live.record.queue[0]?.user;
-        if (!user) {
-          if (live.retryBy === undefined) return;
+        if (live.retryBy && !retryRunsAs(live, live.retryBy)) {
           // Its requester is not on record (refused at the press, unless the press saw an older copy).
           live.retryBy = undefined;
           continue;
         }
-        const person = personOf(live, user);
-        if (slot && slot.person !== person) slot = this.giveBack(slot);
-        if (!slot) {
-          const taken = this.options.slots.tryTake(person);
-          if (typeof taken === "boolean") slot = taken ? { person } : undefined;
-          else if (await taken) {
-            // Shared slots answer through the store: the work is looked at again, slot in hand.
-            slot = { person };
-            continue;
+        const candidates = nextTurns(live);
+        if (candidates.length === 0) return;
+        // A slot in hand (waited for, or taken through the store) is for its person's next turn.
+        let next = slot && candidates.find((turn) => turn.person === slot?.person);
+        if (!next) {
+          slot = this.giveBack(slot);
+          for (const turn of candidates) {
+            const taken = this.options.slots.tryTake(turn.person);
+            if (taken === true) {
+              slot = { person: turn.person };
+              next = turn;
+              break;
+            }
+            if (taken !== false && (await taken)) {
+              slot = { person: turn.person };
+              break;
+            }
           }
         }
-        if (!slot) {
+        // Shared slots answer through the store: the work is looked at again, slot in hand.
+        if (slot && !next) continue;
+        if (!next) {
           // A turn that has to wait says so in its thread, which would otherwise stay silent (the
           // notice is markdown: the name in it is plain text, with the user id it cannot fake).
-          if (!noticed)
+          for (const { user, person, message } of candidates) {
+            if (noticed.has(person)) continue;
+            noticed.add(person);
             void this.turns.notify(
               live,
               `${shownPerson(live.record.target.platform, user)}, you have ${this.options.slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
-              replyingTo(live.record.target, live.retryBy ? undefined : live.record.queue[0]?.targetExtra),
+              replyingTo(live.record.target, message?.targetExtra),
             );
-          noticed = true;
+          }
           await this.letGo(live, lease);
           lease = undefined;
-          this.waitingForSlot.add(live);
+          const waiting = new AbortController();
+          this.waitingForSlot.set(live, waiting);
           try {
-            slot = await this.takeSlot(person);
+            slot = await this.slotOfAnyOf(
+              candidates.map((turn) => turn.person),
+              waiting.signal,
+            );
           } finally {
             this.waitingForSlot.delete(live);
           }
           if (this.stopping || live.retired) return;
-          // Meanwhile the work may have changed ("stop" empties the queue) or been run elsewhere.
+          // Meanwhile the work may have changed ("stop" empties the queue, new work ended the
+          // wait) or been run elsewhere.
           lease = await this.enter(live);
           continue;
         }
         // (The slot may have come through the store: the lease is looked at again, with no wait
         // between here and the turn's start, which a loss after it interrupts.)
         if (!held()) return;
-        const retry = live.retryBy ? user : undefined;
         live.retryBy = undefined;
-        const next = live.record.queue[0];
-        if (retry) await this.turns.retry(live, retry);
-        else if (next) await this.turns.start(live, next);
+        if (next.message) await this.turns.start(live, next.message);
+        else await this.turns.retry(live, next.user);
         slot = this.giveBack(slot);
       }
     } finally {
@@ -347,10 +375,40 @@ export class TurnScheduler {
     return undefined;
   }
 
-  /** One of `person`'s slots, once one is free. */
-  private async takeSlot(person: string): Promise<HeldSlot> {
-    await this.options.slots.take(person);
-    return { person };
+  /**
+   * A slot of one of `people`, once one of theirs is free; undefined when `stop` aborts the wait
+   * first. Each person's wait ends as one is had; a slot more, taken meanwhile, is given back.
+   */
+  private async slotOfAnyOf(people: readonly string[], stop: AbortSignal): Promise<HeldSlot | undefined> {
+    const { slots } = this.options;
+    const done = new AbortController();
+    const end = () => done.abort();
+    stop.addEventListener("abort", end, { once: true });
+    const takes = await Promise.allSettled(
+      people.map((person) =>
+        slots.take(person, done.signal).then(
+          (taken) => {
+            if (taken) end();
+            return taken;
+          },
+          (error: unknown) => {
+            end();
+            throw error;
+          },
+        ),
+      ),
+    );
+    stop.removeEventListener("abort", end);
+    let slot: HeldSlot | undefined;
+    let failed: PromiseRejectedResult | undefined;
+    for (const [i, take] of takes.entries()) {
+      const person = people[i] as string;
+      if (take.status === "rejected") failed ??= take;
+      else if (take.value && slot) slots.release(person);
+      else if (take.value) slot = { person };
+    }
+    if (!slot && failed) throw failed.reason;
+    return slot;
   }
 
   /** Give a slot the pump holds back (the one place slots are released); undefined, for the holder's variable. */
@@ -370,6 +428,23 @@ export class TurnScheduler {
     this.schedule(live);
     return true;
   }
+}
+
+/**
+ * The turns the pump may start next, the first preferred: a retry alone (it re-runs the last turn,
+ * so no message may go before it; it runs as the failed turn's requester, never as whoever pressed
+ * Retry), else each person's first queued message, in queue order. One person's messages so run in
+ * their order, and one whose slots are all in use holds up no one else.
+ */
+function nextTurns(live: LiveSession): NextTurn[] {
+  const retry = live.retryBy && retryRunsAs(live, live.retryBy);
+  if (retry) return [{ user: retry, person: personOf(live, retry) }];
+  const turns: NextTurn[] = [];
+  for (const message of live.record.queue) {
+    const person = personOf(live, message.user);
+    if (!turns.some((turn) => turn.person === person)) turns.push({ user: message.user, person, message });
+  }
+  return turns;
 }
 
 /** Whose slots a turn of `user` in `live` counts against. */

@@ -2,7 +2,8 @@
  * The per-person turn cap across processes: two session stacks (as two processes would have) on
  * one real redis-server, one person allowed one turn at once. Their messages in two threads, taken
  * by either stack, never run two turns at once: the second waits (and says so) until the first
- * ends, then runs — and every message is answered.
+ * ends, then runs — and every message is answered. Nor does that waiting message hold up another
+ * person's messages behind it in its thread, taken by either stack.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type {
@@ -13,7 +14,7 @@ import type {
 import { userMessageText } from "../support/engine-fixtures.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { message, thread } from "./helpers/harness.js";
+import { BEN, message, thread } from "./helpers/harness.js";
 import { closeRedisStacks, openRedisStack, type RedisStack as Stack } from "./helpers/redis-stack.js";
 
 /**
@@ -115,5 +116,29 @@ describe("one person's turns on two processes sharing Redis, one turn at once", 
     expect(provider.most).toBe(1);
     for (const text of ["waits for it", "third", "fourth", "fifth", "sixth"])
       expect(provider.asking(text)).toBe(1);
+  }, 40_000);
+
+  it("the person's waiting message holds up no one else in its thread, whichever process takes theirs", async () => {
+    stacks = [await openStack("A"), await openStack("B")];
+    const [a, b] = stacks as [Stack, Stack];
+    const [elsewhere, general] = [thread("1700004000.000011"), thread("1700004000.000012")];
+    await a.manager.receive(message("hold ana's slot", { target: elsewhere }));
+    await outputs.until(() => provider.asking("hold ana's slot") > 0, "A's turn to start");
+    await b.manager.receive(message("ana in general", { target: general }));
+    await outputs.until(
+      () => outputs.for(general).texts.some((t) => t.includes("starts when one of them ends")),
+      "the waiting turn's notice",
+    );
+    // Taken by the process whose pump does not wait, then by the one whose pump does.
+    await a.manager.receive(message("ben via A", { user: BEN, target: general }));
+    await outputs.until(() => finalTexts(general).length === 1, "ben's turn taken by A", 5_000);
+    await b.manager.receive(message("ben via B", { user: BEN, target: general }));
+    await outputs.until(() => finalTexts(general).length === 2, "ben's turn taken by B", 5_000);
+    expect(finalTexts(general)).toEqual(["re: ben via A", "re: ben via B"]);
+    expect(provider.asking("ana in general")).toBe(0);
+
+    provider.release();
+    await outputs.until(() => finalTexts(general).length === 3, "ana's turn", 20_000);
+    expect(finalTexts(general).at(-1)).toBe("re: ana in general");
   }, 40_000);
 });

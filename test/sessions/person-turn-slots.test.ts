@@ -39,6 +39,23 @@ describe("PersonTurnSlots", () => {
     expect([slots.tryTake(ana), slots.tryTake(ana), slots.tryTake(ana)]).toEqual([true, true, false]);
     expect(() => new PersonTurnSlots(0)).toThrow(/positive whole number/);
   });
+
+  it("lets a waiting take be given up: it leaves the line, taking nothing, and a freed slot goes to the next", async () => {
+    const slots = new PersonTurnSlots(1);
+    const ana = qualifiedUserId("slack", "U1");
+    expect(slots.tryTake(ana)).toBe(true);
+    const quit = new AbortController();
+    const givenUp = slots.take(ana, quit.signal);
+    const next = slots.take(ana);
+    quit.abort();
+    expect(await givenUp).toBe(false);
+    slots.release(ana);
+    expect(await next).toBe(true);
+    expect(slots.tryTake(ana)).toBe(false);
+    slots.release(ana);
+    expect(await slots.take(ana, quit.signal)).toBe(false);
+    expect(slots.tryTake(ana)).toBe(true);
+  });
 });
 
 let h: Harness | undefined;
@@ -198,11 +215,16 @@ describe("the slots a person's turns take", () => {
       if (got) taken.now++;
       return got;
     });
-    vi.spyOn(PersonTurnSlots.prototype, "take").mockImplementation(function (this: PersonTurnSlots, person) {
+    vi.spyOn(PersonTurnSlots.prototype, "take").mockImplementation(function (
+      this: PersonTurnSlots,
+      person,
+      signal,
+    ) {
       // A slot taken at once counts through tryTake; one waited for, here.
       const before = taken.now;
-      return take.call(this, person).then(() => {
-        if (taken.now === before) taken.waited++;
+      return take.call(this, person, signal).then((got) => {
+        if (got && taken.now === before) taken.waited++;
+        return got;
       });
     });
     vi.spyOn(PersonTurnSlots.prototype, "release").mockImplementation(function (
@@ -258,5 +280,103 @@ describe("the slots a person's turns take", () => {
     const slots = tryTakes.mock.contexts[0] as PersonTurnSlots;
     const ana = qualifiedUserId("slack", ANA.id);
     expect([slots.tryTake(ana), slots.tryTake(ana), slots.tryTake(ana)]).toEqual([true, true, false]);
+  });
+});
+
+describe("a person whose slots are all in use, in a shared thread", () => {
+  it("holds up no one else there: others' messages behind theirs start, each person's in order", async () => {
+    h = await makeHarness({
+      steps: [HANG, ...["ben 1", "ben 2", "ana 1", "ana 2"].map((text) => ({ text: [`re: ${text}`] }))],
+      overrides: { maxTurnsPerPerson: 1 },
+    });
+    const harness = h;
+    const [elsewhere, general] = [thread("1700000000.000051"), thread("1700000000.000052")];
+    await harness.manager.receive(message("ana elsewhere", { user: ANA, target: elsewhere }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "ana's turn");
+    await harness.manager.receive(message("ana 1", { user: ANA, target: general }));
+    await harness.outputs.until(
+      () => harness.outputs.for(general).texts.some((t) => t.includes("starts when one of them ends")),
+      "the waiting notice",
+    );
+    // Arriving while the thread's turn waits for Ana's slot.
+    await harness.manager.receive(message("ben 1", { user: BEN, target: general }));
+    await harness.outputs.until(
+      () => harness.outputs.for(general).closedTurns.length === 1,
+      "ben's first turn",
+      3_000,
+    );
+    await harness.manager.receive(message("ana 2", { user: ANA, target: general }));
+    await harness.manager.receive(message("ben 2", { user: BEN, target: general }));
+    await harness.outputs.until(
+      () => harness.outputs.for(general).closedTurns.length === 2,
+      "ben's second turn",
+      3_000,
+    );
+    expect(asked(harness)).toEqual(["ana elsewhere", "ben 1", "ben 2"]);
+
+    expect(await harness.manager.command(elsewhere, ANA, "stop", [])).toBe("Stopping the running turn.");
+    await harness.outputs.until(() => harness.outputs.for(general).closedTurns.length === 4, "ana's turns");
+    expect(asked(harness)).toEqual(["ana elsewhere", "ben 1", "ben 2", "ana 1", "ana 2"]);
+  });
+
+  it("queued behind a running turn, is passed over for the next person with a free slot", async () => {
+    h = await makeHarness({
+      steps: [HANG, { text: ["re: ben"], delayMs: 300 }, { text: ["re: boss"] }, { text: ["re: ana"] }],
+      overrides: { maxTurnsPerPerson: 1 },
+    });
+    const harness = h;
+    const [elsewhere, general] = [thread("1700000000.000061"), thread("1700000000.000062")];
+    await harness.manager.receive(message("ana elsewhere", { user: ANA, target: elsewhere }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "ana's turn");
+    await harness.manager.receive(message("ben 1", { user: BEN, target: general }));
+    await harness.outputs.until(() => harness.provider.requests.length === 2 || undefined, "ben's turn");
+    await harness.manager.receive(message("ana 1", { user: ANA, target: general }));
+    await harness.manager.receive(message("boss 1", { user: BOSS, target: general }));
+    await harness.outputs.until(
+      () => harness.outputs.for(general).closedTurns.length === 2,
+      "the boss's turn",
+      3_000,
+    );
+    expect(asked(harness)).toEqual(["ana elsewhere", "ben 1", "boss 1"]);
+
+    expect(await harness.manager.command(elsewhere, ANA, "stop", [])).toBe("Stopping the running turn.");
+    await harness.outputs.until(() => harness.outputs.for(general).closedTurns.length === 3, "ana's turn");
+    expect(asked(harness).at(-1)).toBe("ana 1");
+  });
+});
+
+describe("several people whose slots are all in use, in a shared thread", () => {
+  it("each say so, and the first of them to get a slot starts there, whoever is first in the queue", async () => {
+    h = await makeHarness({
+      steps: [HANG, HANG, { text: ["re: ben"] }],
+      overrides: { maxTurnsPerPerson: 1 },
+    });
+    const harness = h;
+    const [anas, bens, general] = ["71", "72", "73"].map((n) => thread(`1700000000.0000${n}`)) as [
+      ReturnType<typeof thread>,
+      ReturnType<typeof thread>,
+      ReturnType<typeof thread>,
+    ];
+    await harness.manager.receive(message("ana elsewhere", { user: ANA, target: anas }));
+    await harness.manager.receive(message("ben elsewhere", { user: BEN, target: bens }));
+    await harness.outputs.until(() => harness.provider.requests.length === 2 || undefined, "both turns");
+    await harness.manager.receive(message("ana 1", { user: ANA, target: general }));
+    await harness.manager.receive(message("ben 1", { user: BEN, target: general }));
+    await harness.outputs.until(
+      () => harness.outputs.for(general).texts.length === 2 || undefined,
+      "both waiting notices",
+    );
+    expect(harness.outputs.for(general).texts).toEqual([
+      "Ana (id U_ANA), you have 1 turns running in other threads; this one starts when one of them ends.",
+      "Ben (id U_BEN), you have 1 turns running in other threads; this one starts when one of them ends.",
+    ]);
+
+    expect(await harness.manager.command(bens, BEN, "stop", [])).toBe("Stopping the running turn.");
+    await harness.outputs.until(
+      () => harness.outputs.for(general).closedTurns.length === 1,
+      "ben's turn",
+      3_000,
+    );
+    expect(asked(harness)).toEqual(["ana elsewhere", "ben elsewhere", "ben 1"]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * SharedTurnSlots: the per-person turn cap counted across processes. Two instances over one
  * coordination stand for two processes: the cap holds across both (per person), a turn waiting in
- * one is woken by a release in the other (by its message, not a poll), and a holder that dies
+ * one is woken by a release in the other (by its message, not a poll) or given up, and a holder that dies
  * without releasing (its calls never answered, so its leases are never renewed) frees its slot for
  * the other once the lease lapses.
  */
@@ -101,6 +101,20 @@ describe("SharedTurnSlots", () => {
     b.release(ana);
     await bAgain;
     expect(await a.tryTake(ana)).toBe(false);
+  });
+
+  it("a waiting turn that is given up stops waiting at once, taking nothing", async () => {
+    // The first back-off is the renewal interval (20 s): only the abort can end this wait soon.
+    const [a, b] = [slotsOf("A", 1), slotsOf("B", 1)];
+    expect(await a.tryTake(ana)).toBe(true);
+    const quit = new AbortController();
+    const bTakes = b.take(ana, quit.signal);
+    expect(await settled(bTakes)).toBe(false);
+    quit.abort();
+    expect(await bTakes).toBe(false);
+    a.release(ana);
+    await eventually(() => a.tryTake(ana), "A to take its slot again (B holds none)");
+    expect(await b.take(ana, quit.signal)).toBe(false);
   });
 
   it("a holder that dies without releasing frees its slot once the lease lapses", async () => {
