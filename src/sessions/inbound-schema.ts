@@ -1,8 +1,6 @@
 /**
  * Zod schemas for what channels hand the session layer: inbound messages and button presses.
- * The session manager validates both, so a channel bug becomes a clear refusal, never a crash. The
- * usual message (no file) is checked by hand first (isPlainInbound), the schema's verdict at a
- * fraction of its cost.
+ * The session manager validates both, so a channel bug becomes a clear refusal, never a crash.
  */
 import { z } from "zod";
 import { threadTargetSchema } from "../core/thread-target.js";
@@ -28,65 +26,6 @@ export const inboundMessageSchema = z.object({
   sentAt: z.string(),
   botUsername: z.string().min(1).optional(),
 });
-
-/**
- * Whether `message` is one inboundMessageSchema accepts, checked by hand, for the usual message: no
- * file and no attachment record. False says nothing (the schema decides then). Each zod parse runs
- * on parse code every schema of the app shares, so in the service it cost about 10 µs a message;
- * this costs a fraction of that, and never accepts what the schema refuses (tested).
- */
-export function isPlainInbound(message: unknown): boolean {
-  if (!isRecord(message)) return false;
-  const { dedupeKeys, target, user, files, botUsername } = message;
-  return (
-    isStringList(dedupeKeys) &&
-    isPlainTarget(target) &&
-    isRecord(user) &&
-    isFilled(user.id) &&
-    typeof user.name === "string" &&
-    typeof message.text === "string" &&
-    Array.isArray(files) &&
-    files.length === 0 &&
-    message.attachments === undefined &&
-    typeof message.sentAt === "string" &&
-    (botUsername === undefined || isFilled(botUsername))
-  );
-}
-
-/** threadTargetSchema's checks, its `extra` read as Telegram and Slack fill it: text, numbers, flags. */
-function isPlainTarget(target: unknown): boolean {
-  if (!isRecord(target)) return false;
-  const { extra } = target;
-  return (
-    isFilled(target.platform) &&
-    isFilled(target.workspace) &&
-    isFilled(target.channel) &&
-    (target.thread === undefined || isFilled(target.thread)) &&
-    (extra === undefined ||
-      (isRecord(extra) &&
-        Object.getPrototypeOf(extra) === Object.prototype &&
-        Reflect.ownKeys(extra).every((key) => typeof key === "string" && isExtraValue(extra[key]))))
-  );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A list of strings, every index read (`every` would skip a hole, which the schema refuses). */
-function isStringList(value: unknown): boolean {
-  if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== "string") return false;
-  return true;
-}
-
-function isFilled(value: unknown): boolean {
-  return typeof value === "string" && value.length > 0;
-}
-
-function isExtraValue(value: unknown): boolean {
-  return typeof value === "string" || typeof value === "boolean" || Number.isFinite(value);
-}
 
 export const buttonPressSchema = z.discriminatedUnion("kind", [
   z.object({

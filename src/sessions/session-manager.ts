@@ -21,7 +21,7 @@ import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../core/thre
 import type { CommandOptions, ConversationService, ReceiveResult } from "./contracts.js";
 import { dedupeKeysOf, type InboundDedupe } from "./inbound-dedupe.js";
 import { describeProblems } from "../core/schema-problems.js";
-import { buttonPressSchema, inboundMessageSchema, isPlainInbound } from "./inbound-schema.js";
+import { buttonPressSchema, inboundMessageSchema } from "./inbound-schema.js";
 import type { ItemCards } from "./item-cards.js";
 import type { LiveSession } from "./live-session.js";
 import type { ModuleCommands } from "./module-commands.js";
@@ -124,8 +124,8 @@ export class SessionManager implements ConversationService {
    * keys are recorded as seen, and a redelivery is recognised from the queue or from those marks.
    */
   async receive(message: InboundMessage): Promise<ReceiveResult> {
-    const parsed = isPlainInbound(message) ? undefined : inboundMessageSchema.safeParse(message);
-    if (parsed?.success === false)
+    const parsed = inboundMessageSchema.safeParse(message);
+    if (!parsed.success)
       return { status: "ignored", reason: `invalid message: ${describeProblems(parsed.error)}` };
     if (this.scheduler.draining) return { status: "ignored", reason: "shutting down" };
     const keys = dedupeKeysOf(message.dedupeKeys);
