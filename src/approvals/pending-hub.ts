@@ -288,6 +288,13 @@ export class PendingHub {
     const settled = this.waits.add(item);
     this.timers.arm(item.id, item.expiresAt);
     const onAbort = () => {
+      // A turn here of a session this process no longer holds is stale (its lease was lost while
+      // it waited, and another process has taken the session since): it ends without settling
+      // the item, whose card is the holder's to decide — only its wait here goes.
+      if (this.options.holdsSession?.(item.sessionId) === false) {
+        this.waits.release(item.id, item);
+        return;
+      }
       // Tracked, so shutdown (quiesce) waits for it before the store closes.
       const closing = this.settler.close(item.id, {
         action: "cancelled",

@@ -86,6 +86,7 @@ export class LeaseGate implements TurnGate {
    */
   async offer(live: LiveSession, message: QueuedMessage, input: GateInput): Promise<GateOffer> {
     const { leases, controls, processId } = this.options;
+    await this.endStale(live);
     const outcome = await this.queue.offer(
       live.id,
       { message, ...input },
@@ -113,6 +114,26 @@ export class LeaseGate implements TurnGate {
       throw error;
     }
     return { release: () => void this.release(live, held), signal: held.signal };
+  }
+
+  /**
+   * End a turn still parked here at a person for a session this process no longer holds — its
+   * lease was lost while it waited — once another process has taken the session since (the store's
+   * fence is past this process's): that holder continues the session from the store, and this
+   * turn would hold up the pump of any lease taken here later, for good. It ends as interrupted,
+   * quietly: its item and card are left to the holder (PendingHub), and its writes, under the old
+   * fence, are refused. Resolves once its pump has ended, before any newer lease is taken here —
+   * under one, its writes would go through. While no one took the session since, the turn here is
+   * still its latest state, and is left waiting.
+   */
+  async endStale(live: LiveSession): Promise<void> {
+    const { leases, coordination } = this.options;
+    // (A turn runs in its pump: without one, nothing here waits.)
+    if (!live.pump || leases.holding(live.id) || !this.options.host().isParked(live.id)) return;
+    const fence = leases.fenceOf(live.id);
+    if (!fence || (await coordination.currentFence(fence.key)) <= fence.fence) return;
+    if (live.activeTurn && live.engine.isRunning) live.engine.interrupt();
+    await live.pump;
   }
 
   /**

@@ -1,0 +1,125 @@
+/**
+ * A turn parked at a card in a process that lost the session's lease while it waited: A parks a
+ * turn at an approval card, its renewals hang past the TTL and B's failover takes the session over
+ * and waits on the same card. A's in-memory turn is stale; once A learns another process took the
+ * session (the next message through A), it ends quietly — the card left to B, nothing written —
+ * so it neither holds up the lease A takes next, for good, nor cancels the card B waits on.
+ */
+import { expect, it } from "vitest";
+import type { PendingHub } from "../../src/approvals/pending-hub.js";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../../src/engine/provider/provider.js";
+import type { RecordingOutput } from "../support/recording-output.js";
+import { eventually } from "../support/eventually.js";
+import { cardPress } from "../support/card-press.js";
+import { RecordingOutputs } from "../support/recording-output.js";
+import { ANA, message, thread } from "./helpers/harness.js";
+import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
+import { redisPerFile } from "./helpers/redis-per-file.js";
+import { openRedisStack, type RedisStack } from "./helpers/redis-stack.js";
+import { severable } from "./helpers/severable.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+
+/** "write <x>" calls write_note (as call-<x>); after a call: "wrote"; anything else: "re: <text>". */
+class WritingProvider implements ProviderClient {
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    const text = lastUserText(request);
+    if (text === undefined) return yield* answer("wrote");
+    const write = /write (\S+)/.exec(text);
+    if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
+    yield* answer(`re: ${text}`);
+  }
+}
+
+/** The sessions whose turn is parked at a person in `stack`'s process. */
+const waitingAt = (stack: RedisStack): ReadonlySet<string> =>
+  (stack.manager as unknown as { readonly hub: PendingHub }).hub.waitingSessions();
+
+const outputs = new RecordingOutputs();
+const runsA = new ToolRuns();
+const runsB = new ToolRuns();
+const redis = redisPerFile(() => {
+  runsA.release();
+  runsB.release();
+});
+
+/**
+ * A parks a turn at a card for "write <call>" in `ts`'s thread; A's link is severed until B has
+ * taken the session over and waits on the same card.
+ */
+async function staleAtA(ts: string, call: string) {
+  const target = thread(ts);
+  const link = severable();
+  const common = {
+    url: redis.url,
+    provider: new WritingProvider(),
+    providerName: "writing",
+    outputs,
+    approvers: ["slack:U_BOSS"],
+  };
+  const a = await openRedisStack({
+    ...common,
+    name: "A",
+    runs: runsA,
+    wrap: link.wrap,
+    timing: { ttlMs: 1_000, renewMs: 300 },
+  });
+  redis.stacks.push(a);
+  const b = await openRedisStack({ ...common, name: "B", runs: runsB });
+  redis.stacks.push(b);
+  await a.manager.receive(message(`write ${call}`, { target }));
+  const out = outputs.for(target);
+  const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+  const sessionId = out.turns[0]!.sessionId;
+  link.sever();
+  await eventually(() => waitingAt(b).has(sessionId), "B to take the session and wait on the card", 10_000);
+  link.mend();
+  return { target, a, b, out, card, sessionId };
+}
+
+/** Whether a turn in the thread answered `text`. */
+const answered = (out: RecordingOutput, text: string) =>
+  out.closedTurns.some((t) => t.events.some((e) => e.type === "turn-completed" && e.finalText === text)) ||
+  undefined;
+
+/** Nothing failed or stopped was shown in the thread (A's stale turn ended quietly). */
+function nothingStaleShown(out: RecordingOutput): void {
+  const events = out.closedTurns.flatMap((t) => t.events);
+  expect(events.filter((e) => e.type === "error")).toHaveLength(0);
+  expect(events.filter((e) => e.type === "tool-call-finished" && e.status !== "ok")).toHaveLength(0);
+}
+
+it("a message through A after B finished the turn A was parked in runs: A's stale turn does not hold its lease", async () => {
+  const { target, a, b, out, card, sessionId } = await staleAtA("1700009300.000001", "s1");
+  const pressed = await b.manager.press(cardPress(target, card.pendingId, "once", ANA));
+  expect(pressed.status).toBe("accepted");
+  await outputs.until(() => answered(out, "wrote"), "B's turn to finish after its call", 10_000);
+  await b.manager.idle();
+
+  await a.manager.receive(message("hello again", { target }));
+  await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
+  expect(waitingAt(a).has(sessionId)).toBe(false);
+  nothingStaleShown(out);
+  expect(runsB.count("call-s1")).toBe(1);
+  expect(runsA.count("call-s1")).toBe(0);
+}, 30_000);
+
+it("a message through A while B waits on the card ends A's stale turn and leaves the card to B", async () => {
+  const { target, a, b, out, card, sessionId } = await staleAtA("1700009300.000002", "s2");
+  await a.manager.receive(message("hello again", { target }));
+  await eventually(() => !waitingAt(a).has(sessionId), "A's stale turn to end");
+  // The card is still open, and B still waits on it.
+  expect(out.card(card.pendingId)?.buttons.length).toBeGreaterThan(0);
+  expect(waitingAt(b).has(sessionId)).toBe(true);
+
+  const pressed = await b.manager.press(cardPress(target, card.pendingId, "once", ANA));
+  expect(pressed.status).toBe("accepted");
+  await outputs.until(() => answered(out, "wrote"), "B's turn to finish after its call", 10_000);
+  await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
+  nothingStaleShown(out);
+  expect(runsB.count("call-s2")).toBe(1);
+  expect(runsA.count("call-s2")).toBe(0);
+}, 30_000);
