@@ -5,7 +5,9 @@
  * it, they run here under a lease taken for the moment. The controls other processes send here
  * are handled the same way, since this process may have let the session go meanwhile. A retry,
  * command or grant lives only in its control, so one its holder did not take (the holder died) is
- * not dropped: it goes to whoever holds the session once that lease lapses, or runs here.
+ * not dropped: it goes to whoever holds the session once that lease lapses, or runs here. So does
+ * a settlement's notice: a holder alive but briefly not listening (its subscription lost) renews
+ * its lease all the while, so no failover would step in, and its parked turn would wait for good.
  */
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { Grant } from "../engine/permissions/grants.js";
@@ -39,16 +41,13 @@ export class TurnControlDispatch {
 
   /**
    * Continue a session whose pending item was settled here: hand it to the turn waiting for it,
-   * in the process holding the session, or resume the session here when no one holds it. (The
-   * settlement is in the store: should the holder have died, the failover that follows resumes it.)
+   * in the process holding the session, or resume the session here when no one holds it. A holder
+   * that does not take the notice is looked up again until one does (see sendToHolder): the
+   * settlement is in the store, but a holder that still renews its lease is never failed over.
    */
   async resume(sessionId: string): Promise<void> {
     const host = this.options.host();
-    const holder = await this.options.leases.holderElsewhere(sessionId);
-    if (holder !== undefined) {
-      await this.options.controls.send(holder, { kind: "settled", sessionId });
-      return;
-    }
+    if (await this.sendToHolder({ kind: "settled", sessionId })) return;
     const live = await host.liveById(sessionId);
     if (live) host.schedule(live);
   }
