@@ -34,11 +34,11 @@ import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import { type IntakeTranscription, RecordingIntake } from "./recording-intake.js";
 import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
-import { OnePerSender } from "./one-per-sender.js";
 import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { readUpTo } from "../tools/files/anchored-fs.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
+import { KeyedMutex } from "../store/key-mutex.js";
 
 /** Caps from config `attachments.*`. */
 export interface AttachmentSettings {
@@ -191,8 +191,14 @@ function judged(file: InboundFile, stats: Stats): InboundFile {
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly recordings: RecordingIntake;
-  /** A sender's PDFs go to the process's PDF reader one at a time (one-per-sender.ts). */
-  private readonly pdfReads = new OnePerSender();
+  /**
+   * A sender's PDFs go to the process's PDF reader one at a time, keyed by sender. Its worker
+   * slots are shared, its line first come first served, and a message's files are read in
+   * parallel: one person sending ten PDFs that each take the reader its whole time held every slot
+   * for minutes while everyone else's PDFs failed at the wait limit. Now anyone else's PDF waits
+   * behind one of theirs at most; their own later PDFs wait for their earlier ones.
+   */
+  private readonly pdfReads = new KeyedMutex();
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;

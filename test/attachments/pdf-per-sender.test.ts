@@ -1,6 +1,7 @@
 /**
  * One person's PDFs go to the process's PDF reader one at a time: ten PDFs from one sender no
- * longer take every worker slot while anyone else's PDF waits in line (one-per-sender.ts).
+ * longer take every worker slot while anyone else's PDF waits in line (AttachmentIntake keys its
+ * PDF reads by sender).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
