@@ -143,6 +143,8 @@ export class TurnControlDispatch {
     if (leases.holding(live.id)) return run();
     for (;;) {
       if (await this.sendToHolder(control)) return forwarded;
+      // A turn left parked here by a lease lost is ended before a newer lease is taken (LeaseGate).
+      await gate.endStale(live);
       const held = await leases.take(live.id);
       if (!held) {
         if (leases.holding(live.id)) return run();

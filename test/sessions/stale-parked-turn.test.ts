@@ -123,3 +123,20 @@ it("a message through A while B waits on the card ends A's stale turn and leaves
   expect(runsB.count("call-s2")).toBe(1);
   expect(runsA.count("call-s2")).toBe(0);
 }, 30_000);
+
+it("a command through A after B finished the turn leaves no stale turn behind it: the next message runs", async () => {
+  const { target, a, b, out, card, sessionId } = await staleAtA("1700009300.000003", "s3");
+  const pressed = await b.manager.press(cardPress(target, card.pendingId, "once", ANA));
+  expect(pressed.status).toBe("accepted");
+  await outputs.until(() => answered(out, "wrote"), "B's turn to finish after its call", 10_000);
+  await b.manager.idle();
+
+  // A command runs where the session is held: here, under a lease taken for the moment.
+  await a.manager.receive(message("/status", { target }));
+  expect(waitingAt(a).has(sessionId)).toBe(false);
+  await a.manager.receive(message("hello again", { target }));
+  await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
+  nothingStaleShown(out);
+  expect(runsB.count("call-s3")).toBe(1);
+  expect(runsA.count("call-s3")).toBe(0);
+}, 30_000);
