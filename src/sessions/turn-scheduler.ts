@@ -220,6 +220,8 @@ export class TurnScheduler {
     nextPark: () => Promise<void>,
   ): Promise<DrainReport> {
     this.stopping = true;
+    // A pump waiting for a person's slot has no turn to end: it stops waiting (its messages stay queued).
+    for (const waiting of this.waitingForSlot.values()) waiting.abort();
     const report = await drainPumps(this.pumps, graceMs, isParked, nextPark);
     await this.options.endSaves.all();
     return report;

@@ -125,6 +125,24 @@ describe("a turn waiting for its person's slot", () => {
   });
 });
 
+describe("shutting down with a turn waiting for its person's slot", () => {
+  it("ends the waiting pump at once (its message stays queued), and interrupts only the running turn", async () => {
+    h = await makeHarness({ steps: [HANG], overrides: { maxTurnsPerPerson: 1 } });
+    const harness = h;
+    const [first, second] = [thread("1700000000.000031"), thread("1700000000.000032")];
+    await harness.manager.receive(message("ana 1", { user: ANA, target: first }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "the first turn");
+    await harness.manager.receive(message("ana 2", { user: ANA, target: second }));
+    await harness.outputs.until(
+      () => harness.outputs.for(second).texts.some((t) => t.includes("starts when one of them ends")),
+      "the waiting notice",
+    );
+    // Before, the waiting pump counted as a running turn: waited for the grace, then "interrupted".
+    expect(await harness.manager.drain(1_000)).toEqual({ finished: 1, interrupted: 1, parked: 0 });
+    expect(asked(harness)).toEqual(["ana 1"]);
+  });
+});
+
 describe("the notice of a turn waiting for a slot", () => {
   it("replies to the waiting message, not to the session's first message (another person's)", async () => {
     h = await makeHarness({ steps: [{ text: ["hi ben"] }, HANG], overrides: { maxTurnsPerPerson: 1 } });
