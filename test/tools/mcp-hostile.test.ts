@@ -1,7 +1,7 @@
 /**
- * MCP servers that attack the client: a tool list that never ends (or ends late, page by page),
- * an output schema whose regular expression would freeze the event loop while a result is
- * validated against it, a remote server whose answer is larger than memory, and stdio servers
+ * MCP servers that attack the client: a tool list that never ends (read until full, or of empty
+ * pages) or ends late, page by page, an output schema whose regular expression would freeze the
+ * event loop while a result is validated against it, a remote server whose answer is larger than memory, and stdio servers
  * that flood stdout (with no newline, or with one giant message) or stderr.
  */
 import http from "node:http";
@@ -62,20 +62,36 @@ function startManager(servers: Record<string, McpServerConfig>) {
 }
 
 describe("hostile MCP servers", () => {
-  it("a tool list that pages forever fails the start instead of hanging it", async () => {
-    const { manager, notices } = startManager({ evil: hostile("endless-list") });
+  it("a tool list that pages forever is read until it is full, its further pages not asked for", async () => {
+    // Each page one more tool and a next one named: the start read 100 pages (each may be a 32 MB
+    // message) and then failed; once 64 tools are kept nothing more could be, so no page past that is asked for.
+    const { manager, notices, logged } = startManager({ evil: hostile("endless-list") });
+    await manager.start();
+    expect(manager.status()).toEqual({ evil: "ready" });
+    expect(manager.tools().map((tool) => tool.name)).toEqual(
+      Array.from({ length: 64 }, (_, page) => `evil__tool_${page}`),
+    );
+    expect(notices).toEqual([]);
+    expect(logged).toContain(
+      'MCP server "evil": the further pages of its list not asked for, the list being full',
+    );
+  });
+
+  it("a tool list of empty pages that never ends fails the start instead of hanging it", async () => {
+    const { manager, notices } = startManager({ evil: hostile("endless-empty-list") });
     const started = await Promise.race([
       manager.start().then(() => "started"),
       new Promise((resolve) => setTimeout(() => resolve("still listing after 8 s"), 8000)),
     ]);
     expect(started).toBe("started");
     expect(manager.status()).toEqual({ evil: "down" });
-    expect(notices[0]).toMatch(/^MCP server "evil" failed to start: .*pages/);
+    expect(notices[0]).toMatch(/^MCP server "evil" failed to start: its tool list runs past 100 pages/);
   });
 
   it("a tool list answered page by page just within each request's timeout fails the start at its one deadline", async () => {
     // Each page took 0.2 s of a 1.5 s timeout: timed per request, the start went on for all 100
-    // pages (20 s; 50 minutes with the default 30 s), the service's start waiting with it.
+    // pages (20 s; 50 minutes with the default 30 s), the service's start waiting with it (64 pages
+    // now, till the list is full: still 12.8 s).
     const slow = { ...hostile("slow-list"), env: { HOSTILE_MODE: "slow-list", PAGE_DELAY_MS: "200" } };
     const notices: string[] = [];
     const manager = new McpManager({

@@ -59,7 +59,7 @@ async function start(name: string, url: string, extra: Partial<McpServerConfig> 
 }
 
 describe("bounds on what an MCP server advertises", () => {
-  it("5,000 tools, 100 KB descriptions and a 1 MB schema: the cap offered, cut, the bad schemas dropped, one warning", async () => {
+  it("5,000 tools (50 pages), 100 KB descriptions and a 1 MB schema: the cap offered, cut, the bad schemas dropped, one warning", async () => {
     const longText = "d".repeat(100 * 1024);
     const nested = (levels: number): Record<string, unknown> =>
       levels === 0 ? { type: "string" } : { type: "object", properties: { next: nested(levels - 1) } };
@@ -74,8 +74,11 @@ describe("bounds on what an MCP server advertises", () => {
       return { type: "object", properties: { q: { type: "string" } } };
     };
     // 50 pages of 100; the first page's tools have 100 KB descriptions (7 MB over the first 70).
+    // The first page fills the list (64 kept), so no other page is asked for: all 50 were read.
+    const asked: number[] = [];
     const url = await remoteServer((cursor) => {
       const page = Number(cursor ?? 0);
+      asked.push(page);
       const tools = Array.from({ length: 100 }, (_, i): Tool => {
         const n = page * 100 + i;
         return { name: `tool_${n}`, description: n < 70 ? longText : `tool ${n}`, inputSchema: schemaOf(n) };
@@ -100,14 +103,17 @@ describe("bounds on what an MCP server advertises", () => {
 
     expect(warnings).toHaveLength(1);
     const [warning] = warnings;
+    expect(asked).toEqual([0]);
     expect(warning?.fields).toMatchObject({
       server: "big",
-      listed: 5000,
+      listed: 100,
       offered: 64,
-      dropped: { overCap: 4933, name: 0, schema: 3 },
+      dropped: { overCap: 33, name: 0, schema: 3 },
       descriptionsCut: 64,
+      furtherPagesLeft: true,
     });
-    expect(warning?.message).toMatch(/^MCP server "big": 4936 of its 5000 tools not offered/);
+    expect(warning?.message).toMatch(/^MCP server "big": 36 of its 100 tools not offered/);
+    expect(warning?.message).toMatch(/the further pages of its list not asked for, the list being full$/);
     expect(warning?.message).not.toMatch(/tool_|ddd|sss/);
     expect(warning?.message.length).toBeLessThan(500);
   });
@@ -222,6 +228,32 @@ describe("bounds on what an MCP server advertises", () => {
     expect(warnings[0]?.message).toBe(
       'MCP server "fat": 57 of its 64 tools not offered (57 past 128.0 KB of names, descriptions and schemas)',
     );
+  });
+
+  it("asks for no further page once what is kept leaves no room for the smallest tool", async () => {
+    // Eight tools of 16,380 bytes each (name and schema) leave 32 bytes of the 128 KB, room for a
+    // tool of a short name and {"type":"object"}; a ninth of 18 bytes ("a" and that schema) leaves
+    // 14, too few for any, so the next page is not asked for.
+    const sized = (name: string, bytes: number): Tool => {
+      const empty = JSON.stringify({ type: "object", description: "" }).length;
+      return { name, inputSchema: { type: "object", description: "s".repeat(bytes - name.length - empty) } };
+    };
+    const asked: number[] = [];
+    const url = await remoteServer((cursor) => {
+      const page = Number(cursor ?? 0);
+      asked.push(page);
+      if (page === 0)
+        return { tools: Array.from({ length: 8 }, (_, n) => sized(`t${n}`, 16_380)), nextCursor: "1" };
+      if (page === 1) return { tools: [{ name: "a", inputSchema: { type: "object" } }], nextCursor: "2" };
+      return { tools: [{ name: `p${page}`, inputSchema: { type: "object" } }], nextCursor: String(page + 1) };
+    });
+    const { manager, warnings } = await start("full", url);
+    expect(manager.status()).toEqual({ full: "ready" });
+    expect(manager.tools()).toHaveLength(9);
+    expect(asked).toEqual([0, 1]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      'MCP server "full": the further pages of its list not asked for, the list being full',
+    ]);
   });
 
   it("offers at most the room one model request has left, saying so once per change", async () => {

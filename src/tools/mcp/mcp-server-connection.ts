@@ -4,8 +4,9 @@
  * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
  * fail fast with McpUnavailableError; nothing here ever throws into the process. The MCP SDK is
  * imported when the first server starts, so a configuration without MCP servers never loads it.
- * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, and what of it is
- * kept and offered to the model is bounded (mcp-tool-bounds.ts, dropped tools logged); each of its
+ * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, none asked for
+ * once the list is full, and what of it is kept and offered to the model is bounded
+ * (mcp-tool-bounds.ts, dropped tools logged); each of its
  * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
  * stdio one is stopped and restarted, capped-stdio-transport.ts), a remote one's event streams
  * are reopened at a bounded pace: its standing stream is given up for a growing cool-down and then
@@ -189,6 +190,11 @@ export class McpServerConnection {
         if (nextCursor !== undefined && typeof nextCursor !== "string")
           throw new Error("its tool list's nextCursor is not a string");
         cursor = nextCursor;
+        // Nothing on a further page could be kept: it is not asked for (mcp-tool-bounds.ts).
+        if (cursor && listing.full) {
+          listing.leaveFurtherPages();
+          cursor = undefined;
+        }
       } while (cursor);
       if (this.client !== client || this.closed) return;
       const wasRestart = this.attempt > 0;

@@ -19,6 +19,10 @@
  * MAX_TOOLS_EXAMINED of them: checked whole by the SDK, a listing of 100,000 entries of `{}` (300 KB)
  * held the event loop seconds on every start, and a few megabytes of them took the process past its
  * heap; the entries past the first MAX_TOOLS_EXAMINED are counted, not read.
+ * Once the list is full (MAX_TOOLS_PER_SERVER kept, MAX_TOOLS_EXAMINED read, or no tool fits what
+ * is left of MAX_LISTING_BYTES) no further page of it is asked for: each page may be a message of
+ * up to 32 MB, and a server naming page after page had the client read and parse 100 of them on
+ * every start attempt, though nothing on them could be kept.
  * What was dropped or cut is reported once per listing, by count and reason, never with the
  * server's text.
  *
@@ -40,6 +44,9 @@ export const MAX_SCHEMA_BYTES = 16 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 /** Bytes of names, descriptions and input schemas of the tools one server is offered with (some 32,000 tokens). */
 export const MAX_LISTING_BYTES = 128 * 1024;
+
+/** The least bytes a tool kept takes: a one-character name, the schema `{"type":"object"}`, no description. */
+const SMALLEST_TOOL_BYTES = 1 + Buffer.byteLength(JSON.stringify({ type: "object" }));
 
 const DESCRIPTION_CUT_MARK = " … [description cut]";
 const TOP_LEVEL_REFUSED = ["anyOf", "oneOf", "allOf", "not", "enum", "if", "then", "else"];
@@ -84,6 +91,22 @@ export class BoundedToolList {
   private descriptionsCut = 0;
   /** Bytes of the kept tools' names, descriptions and schemas. */
   private bytes = 0;
+  /** Whether the listing named a further page, left unasked as the list was full. */
+  private pagesLeft = false;
+
+  /** Whether no entry of a further page could be kept or read (the tool cap, the entries read or the bytes reached). */
+  get full(): boolean {
+    return (
+      this.tools.length >= MAX_TOOLS_PER_SERVER ||
+      this.listed >= MAX_TOOLS_EXAMINED ||
+      MAX_LISTING_BYTES - this.bytes < SMALLEST_TOOL_BYTES
+    );
+  }
+
+  /** Record that the listing names a further page, not asked for as the list is full. */
+  leaveFurtherPages(): void {
+    this.pagesLeft = true;
+  }
 
   /**
    * Take one page of the listing, each entry made a Tool by `asTool` (undefined: it is not one);
@@ -143,7 +166,7 @@ export class BoundedToolList {
   /** A log line on what was dropped or cut (counts and reasons only), or undefined when nothing was. */
   report(): { fields: Record<string, unknown>; message: string } | undefined {
     const dropped = this.listed - this.tools.length;
-    if (dropped === 0 && this.descriptionsCut === 0) return undefined;
+    if (dropped === 0 && this.descriptionsCut === 0 && !this.pagesLeft) return undefined;
     const reasons = [
       this.overCap > 0 ? `${this.overCap} over the cap of ${MAX_TOOLS_PER_SERVER} tools per server` : "",
       this.unread > 0 ? `${this.unread} listed after the first ${MAX_TOOLS_EXAMINED}, not read` : "",
@@ -163,6 +186,7 @@ export class BoundedToolList {
       this.descriptionsCut > 0
         ? `${this.descriptionsCut} tool descriptions cut to ${MAX_DESCRIPTION_CHARS} characters`
         : "",
+      this.pagesLeft ? "the further pages of its list not asked for, the list being full" : "",
     ].filter(Boolean);
     return {
       fields: {
@@ -177,6 +201,7 @@ export class BoundedToolList {
           overBudget: this.overBudget,
         },
         descriptionsCut: this.descriptionsCut,
+        furtherPagesLeft: this.pagesLeft,
       },
       message: parts.join("; "),
     };
