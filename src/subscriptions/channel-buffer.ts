@@ -5,6 +5,9 @@
  * HistoryLog it forgets: entries beyond the count cap or older than the age cap are hidden at
  * once and their pages deleted as soon as a whole page is stale, so the buffer stays bounded.
  *
+ * A message deleted or edited on the platform is revised in place (`revise`, buffer-revision.ts):
+ * only its page is written again, and a deleted message's text is gone from the store.
+ *
  * Appends to one channel made while a write is in flight are committed together in the next
  * write (group commit), so a burst costs one page write, not one per message. Duplicate message
  * ids (Slack's twin `message` / `app_mention` events) are stored once.
@@ -35,7 +38,13 @@ import { describeProblems } from "../core/schema-problems.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { toVersioned } from "../store/versioned.js";
-import { type BufferEntryInput, bufferEntryInputSchema, DEFAULT_MAX_ENTRY_CHARS } from "./buffer-entry.js";
+import {
+  type BufferEntry,
+  type BufferEntryInput,
+  bufferEntryInputSchema,
+  DEFAULT_MAX_ENTRY_CHARS,
+} from "./buffer-entry.js";
+import { type EntryEdit, revisedEntries } from "./buffer-revision.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { type AppendResult, placeBatch } from "./channel-buffer-append-batch.js";
 import { type BufferRead, type ReadOptions, readEntries } from "./channel-buffer-read.js";
@@ -44,9 +53,11 @@ import { ChannelStates } from "./channel-buffer-state.js";
 import {
   BUFFER_HEAD_KIND,
   BUFFER_PAGE_KIND,
+  type BufferHead,
   bufferHeadKey,
   bufferPageKey,
   deletePages,
+  type PageInfo,
   pageLifetimeMs,
 } from "./channel-buffer-store-shapes.js";
 
@@ -65,6 +76,22 @@ export interface ChannelBufferOptions {
    * head as stored, not from this process's copy (which another process may have moved on).
    */
   readonly shared?: boolean;
+}
+
+/**
+ * What a revision did: the message was not in the buffer, the edit changed nothing, it was
+ * deleted, or edited (`entry`, as now stored).
+ */
+export type Revision =
+  | { readonly outcome: "absent" | "unchanged" | "deleted" }
+  | { readonly outcome: "edited"; readonly entry: BufferEntry };
+
+/** The page holding a message, as a revision found it, and its entries once revised. */
+interface FoundPage {
+  readonly head: BufferHead;
+  readonly page: PageInfo;
+  readonly entries: readonly BufferEntry[];
+  readonly revision: Revision;
 }
 
 interface PendingAppend {
@@ -139,6 +166,83 @@ export class ChannelBuffer {
     return this.states.read(channelKey, (head, loadPage) =>
       readEntries(head, options, this.clock.now() - this.options.maxAgeMs, loadPage),
     );
+  }
+
+  /**
+   * The platform says message `id` of the channel was deleted (`edit` undefined: it leaves the
+   * buffer, its text with it) or edited (it keeps its place and takes the new text). Only the page
+   * holding it is written again (shared: as a new page write, committed over the head read, the
+   * old page deleted once the head no longer lists it). Rejects when the store write fails.
+   */
+  async revise(channelKey: string, id: string, edit: EntryEdit | undefined): Promise<Revision> {
+    return this.mutex.run(channelKey, () =>
+      this.retrying(channelKey, "revision of a message", () => this.reviseOnce(channelKey, id, edit)),
+    );
+  }
+
+  /** One attempt at a revision (null: another process moved the head meanwhile, start again). */
+  private async reviseOnce(
+    channelKey: string,
+    id: string,
+    edit: EntryEdit | undefined,
+  ): Promise<Revision | null> {
+    const state = await this.states.state(channelKey);
+    if (!state) return { outcome: "absent" };
+    const found = await this.states.read(channelKey, (head, loadPage) =>
+      this.findMessage(head, loadPage, id, edit),
+    );
+    if (found === undefined || "outcome" in found) return found ?? { outcome: "absent" };
+    if (found.head !== state.head) return null;
+    const { page, entries } = found;
+    const rev = this.options.shared ? randomBytes(8).toString("hex") : undefined;
+    const ours = [{ index: page.index, rev }];
+    const lifetime = pageLifetimeMs(page.maxAt, this.clock.now(), this.options.maxAgeMs);
+    try {
+      await this.space.set(
+        bufferPageKey(channelKey, page.index, rev),
+        toVersioned(BUFFER_PAGE_KIND, { entries }),
+        lifetime,
+      );
+    } catch (error) {
+      if (rev !== undefined) await deletePages(this.space, channelKey, ours).catch(() => undefined);
+      throw error;
+    }
+    if (rev !== undefined) {
+      const moved: PageInfo = { index: page.index, maxAt: page.maxAt, rev };
+      const head = { ...state.head, pages: state.head.pages.map((p) => (p === page ? moved : p)) };
+      const stored = toVersioned(BUFFER_HEAD_KIND, head);
+      if (!(await commitShared(this.space, channelKey, state, stored, rev, ours))) {
+        await deletePages(this.space, channelKey, ours);
+        return null;
+      }
+      await deletePages(this.space, channelKey, [page]);
+    }
+    // Read again from the store when next needed: the kept pages may hold the old entry.
+    this.states.forget(channelKey);
+    return found.revision;
+  }
+
+  /**
+   * The page of `head` holding message `id`, newest first, with its entries revised; a Revision
+   * when nothing is to be written (not held, or unchanged).
+   */
+  private async findMessage(
+    head: BufferHead,
+    loadPage: (page: PageInfo) => Promise<readonly BufferEntry[] | undefined>,
+    id: string,
+    edit: EntryEdit | undefined,
+  ): Promise<FoundPage | Revision> {
+    for (const page of [...head.pages].reverse()) {
+      const loaded = await loadPage(page);
+      if (loaded === undefined) continue;
+      const entries = revisedEntries(loaded, id, edit, this.maxEntryChars);
+      if (entries === "absent") continue;
+      if (entries === "unchanged") return { outcome: "unchanged" };
+      const entry = entries.find((e) => e.id === id);
+      const revision: Revision = entry ? { outcome: "edited", entry } : { outcome: "deleted" };
+      return { head, page, entries, revision };
+    }
+    return { outcome: "absent" };
   }
 
   /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
