@@ -73,3 +73,8 @@ export type ObserveResult =
   | { readonly status: "ignored" | "duplicate" | "failed" }
   | { readonly status: "invalid"; readonly reason: string }
   | { readonly status: "buffered"; readonly matched: number };
+
+/** What `observeChange` did with an edit or deletion: the buffered copy's revision (channel-buffer.ts `Revision`), or why not. */
+export type ChangeResult =
+  | { readonly status: "absent" | "unchanged" | "deleted" | "edited" | "failed" }
+  | { readonly status: "invalid"; readonly reason: string };

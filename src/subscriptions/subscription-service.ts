@@ -1,6 +1,7 @@
 /**
  * SubscriptionService: ties channel subscriptions together. Channel adapters report every
- * message they see (`observe`); messages in subscribed channels are buffered, run through each
+ * message they see (`observe`), and edits and deletions of them (`observeChange`: the buffered
+ * copy is revised, nobody woken); messages in subscribed channels are buffered, run through each
  * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session,
  * which wake-delivery.ts hands to the injected WakeSink. The tools call `subscribe`
  * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts), and unsubscribe's
@@ -29,6 +30,7 @@ import { PendingSweep } from "./pending-sweep.js";
 import type { Caller } from "../core/thread-target.js";
 import { DirectoryLookup, type Outcome } from "./channel-access.js";
 import { type Clock, systemClock } from "../core/clock.js";
+import { type ObservedChange, observedChangeSchema } from "./observed-change.js";
 import { entryInputOf, type ObservedMessage, observedMessageSchema } from "./observed-message.js";
 import type { PlatformDirectory } from "./platform-directory.js";
 import { ReadCursors } from "./read-cursors.js";
@@ -51,6 +53,7 @@ import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subs
 import { channelShown, creatorShown, statusLines, wakesWhere } from "./subscription-text.js";
 import { mentionsIdentity } from "./triggers.js";
 import type {
+  ChangeResult,
   ObserveResult,
   SubscribeArgs,
   SubscriptionOwner,
@@ -228,6 +231,43 @@ export class SubscriptionService {
       matched += 1;
     }
     return { status: "buffered", matched };
+  }
+
+  /**
+   * Report a message of any channel edited or deleted on the platform: its buffered copy, if any,
+   * takes the new text or is forgotten (so catch_up no longer shows a deleted message), and the
+   * batches waiting to wake on it follow. The buffer is looked at even where this process knows of
+   * no subscription (another process may have buffered it). An edit never wakes anyone, also when
+   * the new text would match a trigger the old one did not: the message is not new. Never throws;
+   * failures go to `onError`.
+   */
+  async observeChange(change: ObservedChange): Promise<ChangeResult> {
+    const parsed = observedChangeSchema.safeParse(change);
+    if (!parsed.success) {
+      const reason = describeProblems(parsed.error);
+      this.onError(new Error(`invalid observed change: ${reason}`), "observeChange");
+      return { status: "invalid", reason };
+    }
+    const observed = parsed.data;
+    const key = channelKeyOf(observed);
+    const bot = this.directories.find(observed.platform, observed.workspace)?.bot;
+    const edit =
+      observed.change === "edited"
+        ? { text: observed.text, mentionsBot: observed.mentionsBot || mentionsIdentity(observed.text, bot) }
+        : undefined;
+    let revision: Awaited<ReturnType<ChannelBuffer["revise"]>>;
+    try {
+      revision = await this.buffer.revise(key, observed.id, edit);
+    } catch (error) {
+      this.onError(error, `revising message ${observed.id} of ${key} (${observed.change})`);
+      return { status: "failed" };
+    }
+    if (revision.outcome === "deleted" || revision.outcome === "edited") {
+      const entry = revision.outcome === "edited" ? revision.entry : undefined;
+      for (const subscription of this.registry.forChannel(key))
+        this.scheduler.revise(subscription.id, observed.id, entry);
+    }
+    return { status: revision.outcome };
   }
 
   /** Subscribe the caller's session to a channel (or update its trigger and instructions). */

@@ -3,9 +3,11 @@
  * older ones were left out to keep it at most `maxBatch` long (the wake-up tells the session so;
  * they stay in the buffer for catch_up). A message is held once, by id. A message added past the
  * maximum leaves out the first one added; a failed hand-over's messages put back are merged with
- * those that came meanwhile in buffer order, the oldest left out. Apart from wake-scheduler.ts,
+ * those that came meanwhile in buffer order, the oldest left out. A message deleted on the
+ * platform leaves the batch, an edited one is held with its new text. Apart from wake-scheduler.ts,
  * which decides when a batch goes: this only decides what it holds.
  */
+import type { BufferEntry } from "./buffer-entry.js";
 import type { WakeItem } from "./wake-contract.js";
 
 /** A batch's messages (in the order added, or buffer order once merged) and the count left out. */
@@ -45,4 +47,17 @@ export function mergeBack(
 /** The messages oldest first (by their place in the channel buffer). */
 export function inBufferOrder(items: readonly WakeItem[]): WakeItem[] {
   return [...items].sort((a, b) => a.entry.seq - b.entry.seq);
+}
+
+/**
+ * `items` without message `id` (deleted on the platform: `entry` undefined), or holding `entry`,
+ * its edited form, in its place.
+ */
+export function revisedItems(
+  items: readonly WakeItem[],
+  id: string,
+  entry: BufferEntry | undefined,
+): WakeItem[] {
+  if (entry === undefined) return items.filter((item) => item.entry.id !== id);
+  return items.map((item) => (item.entry.id === id ? { ...item, entry } : item));
 }

@@ -9,7 +9,7 @@
  * wake-up still being handed over (one at a time, so they arrive in order). A hand-over that fails
  * puts its messages back into the batch, which tries again after a growing pause (or at once on
  * `retryNow`; an hour of failures has the subscriber told: wake-failures.ts): a message is dropped
- * only once delivered. Timers and batch ages come from the injected clock; the rate limit is
+ * only once delivered (or deleted on the platform: `revise`). Timers and batch ages come from the injected clock; the rate limit is
  * counted in the given SlotBudget (store/slot-budget.ts). What it takes and hands over (options,
  * batches, the notice error): wake-contract.ts.
  *
@@ -24,7 +24,8 @@
 import type { TimerHandle } from "../core/clock.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import { WAKE_CLAIM_TAKE_MS } from "./wake-claims.js";
-import { inBufferOrder, mergeBack, withItem } from "./wake-batch.js";
+import type { BufferEntry } from "./buffer-entry.js";
+import { inBufferOrder, mergeBack, revisedItems, withItem } from "./wake-batch.js";
 import {
   NoticeNotPostedError,
   type ReadyBatch,
@@ -122,6 +123,26 @@ export class WakeScheduler {
         ? now
         : Math.min(now + this.options.debounceMs, batch.firstAt + this.options.maxWaitMs);
     this.arm(batch, due - now);
+  }
+
+  /**
+   * Message `id` was deleted (`entry` undefined) or edited (`entry`, as now buffered) on the
+   * platform: a batch still waiting holds it no more, or holds its new text; one left empty is
+   * dropped (no wake-up for nothing). A hand-over already under way keeps what it was given.
+   */
+  revise(subscriptionId: string, id: string, entry: BufferEntry | undefined): void {
+    const recheck = this.rechecks.get(subscriptionId);
+    const held = recheck?.items.get(id);
+    if (recheck && held) {
+      if (entry) recheck.items.set(id, { ...held, entry });
+      else recheck.items.delete(id);
+    }
+    const batch = this.pending.get(subscriptionId);
+    if (!batch) return;
+    batch.items = revisedItems(batch.items, id, entry);
+    if (batch.items.length > 0 || batch.omitted > 0) return;
+    if (batch.timer !== undefined) this.options.clock.clearTimer(batch.timer);
+    this.pending.delete(subscriptionId);
   }
 
   /** Drop the subscription's batch and history (it was removed); a hand-over under way is not retried. */
