@@ -282,7 +282,7 @@ function routedCommands(
   const { cache, scheduler, hub, outputs, logger, queueCap } = parts;
   multi.bind({
     liveById: (sessionId) => cache.byId(sessionId),
-    schedule: (live) => scheduler.schedule(live),
+    schedule: (live, lease) => scheduler.schedule(live, lease && { lease }),
     rebind: parts.bindEngine,
     steer: (live, message) => scheduler.steer(live, message),
     retry: (live, user) => scheduler.retry(live, user),

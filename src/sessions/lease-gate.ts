@@ -137,6 +137,41 @@ export class LeaseGate implements TurnGate {
   }
 
   /**
+   * Take the session's lease back for a turn parked here under a lease lost while it waited, when
+   * no other process took the session since (the lease taken now is the next one after this
+   * process's): that turn is still the session's latest state. The session's items settled
+   * meanwhile are handed to it, its writes go through under the new lease's fence, and the lease
+   * is for the session's next pump, begun once the parked turn's has ended (TurnScheduler.schedule).
+   * A turn that is stale (another process took the session since) is ended first (endStale).
+   * Undefined when no such turn waits here, or the lease is not free.
+   */
+  async retake(live: LiveSession): Promise<SessionLease | undefined> {
+    const { leases, logger } = this.options;
+    const host = this.options.host();
+    await this.endStale(live);
+    const before = leases.fenceOf(live.id);
+    if (!live.pump || !before || leases.holding(live.id) || !host.isParked(live.id)) return undefined;
+    const held = await leases.take(live.id);
+    if (!held) return undefined;
+    if (held.fence.fence !== before.fence + 1) {
+      // Another process held the session between the check above and this lease: the turn here
+      // is stale, but this lease's fence would let its writes through. Let it go; the next offer
+      // or failover scan ends the turn (endStale).
+      logger.warn({ sessionId: live.id }, "another process held the session meanwhile: not taking it back");
+      await this.release(live, held, false);
+      return undefined;
+    }
+    try {
+      await host.recheckSettled(live.id);
+      await this.queue.collect(live);
+    } catch (error) {
+      await this.release(live, held, false);
+      throw error;
+    }
+    return { release: () => void this.release(live, held), signal: held.signal };
+  }
+
+  /**
    * Input is waiting for a session held here: a running turn takes it at once, else its pump does
    * — as it does when taking it in at once fails (the failure is logged, the input stays queued).
    */

@@ -7,14 +7,18 @@ import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { Grant } from "../engine/permissions/grants.js";
 import type { LiveSession } from "./live-session.js";
 import type { QueueCap } from "./queue-cap.js";
+import type { SessionLease } from "./session-lock.js";
 import type { QueuedMessage } from "./session-record.js";
 import type { ThreadCommand } from "../core/text-commands.js";
 
 /** What the session manager lends the multi-process layer (bound late: built after it). */
 export interface MultiProcessHost {
   liveById(sessionId: string): Promise<LiveSession | undefined>;
-  /** Make sure the session's pump runs here. */
-  schedule(live: LiveSession): void;
+  /**
+   * Make sure the session's pump runs here; with `lease` (taken here), the pump begins under it —
+   * after the pump running now has ended (see TurnScheduler.schedule).
+   */
+  schedule(live: LiveSession, lease?: SessionLease): void;
   /** Give the session a fresh engine (after a reload). */
   rebind(live: LiveSession): void;
   /** Steer the running turn; false when none runs (see TurnScheduler.steer). */

@@ -109,7 +109,8 @@ export class MultiProcessSessions {
       orphans: () => this.coordination.unleasedMembers(ACTIVE_SET, sessionLeaseKey("")),
       resume: async (sessionId) => {
         const live = await this.requireHost().liveById(sessionId);
-        if (live) this.requireHost().schedule(live);
+        // A turn still parked here from the lapsed lease continues under the lease taken back.
+        if (live) this.requireHost().schedule(live, await this.leaseGate.retake(live));
       },
       intervalMs: options.failoverIntervalMs ?? timing.renewMs,
       clock: systemClock,

@@ -130,14 +130,6 @@ export class ParkedTurns {
     }
   }
 
-  /** Interrupt the turn parked here for a session this process does not hold (it took no decision). */
-  private endStale(sessionId: string): void {
-    if (this.options.copyIsCurrent?.(sessionId) !== false) return;
-    if (!this.options.hub.waitingSessions().has(sessionId)) return;
-    const live = this.options.cache.live().find((l) => l.id === sessionId);
-    if (live?.activeTurn && live.engine.isRunning) live.engine.interrupt();
-  }
-
   /** The parked turn of a session, as its record and history in the store say. */
   private async parkedOf(sessionId: string): Promise<ParkedTurn | undefined> {
     if (this.options.copyIsCurrent?.(sessionId) === false)
@@ -146,12 +138,12 @@ export class ParkedTurns {
   }
 
   /**
-   * Continue a session's work in the background (a decision arrived, or after a restart). A turn
-   * still parked here for a session this process no longer holds (its lease was lost while it
-   * waited; the holder continues the session) is stale: it ends quietly, as interrupted.
+   * Continue a session's work in the background (a decision arrived, or after a restart). With
+   * several processes, a turn still parked here for a session this process no longer holds (its
+   * lease was lost while it waited) is left to resumeShared: it takes the decision when no other
+   * process held the session since, and ends as stale when one did.
    */
   async resumeSession(sessionId: string): Promise<void> {
-    this.endStale(sessionId);
     try {
       if (this.options.resumeShared) return await this.options.resumeShared(sessionId);
       const live = await this.options.cache.byId(sessionId);

@@ -41,15 +41,24 @@ export class TurnControlDispatch {
 
   /**
    * Continue a session whose pending item was settled here: hand it to the turn waiting for it,
-   * in the process holding the session, or resume the session here when no one holds it. A holder
+   * in the process holding the session, or resume the session here when no one holds it — where a
+   * turn parked here under a lease lost meanwhile takes it when no one held the session since
+   * (LeaseGate.retake), and is ended as stale when someone did (LeaseGate.endStale). A holder
    * that does not take the notice is looked up again until one does (see sendToHolder): the
    * settlement is in the store, but a holder that still renews its lease is never failed over.
    */
   async resume(sessionId: string): Promise<void> {
     const host = this.options.host();
-    if (await this.sendToHolder({ kind: "settled", sessionId })) return;
+    const { gate } = this.options;
+    if (await this.sendToHolder({ kind: "settled", sessionId })) {
+      // A turn still parked here from a lease lost is stale: the holder continues the session.
+      const live = await host.liveById(sessionId);
+      if (live) await gate.endStale(live);
+      return;
+    }
     const live = await host.liveById(sessionId);
-    if (live) host.schedule(live);
+    // A turn still parked here from a lease lost takes the decision when no one held it since.
+    if (live) host.schedule(live, await gate.retake(live));
   }
 
   /**

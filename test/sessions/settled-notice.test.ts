@@ -39,7 +39,8 @@ function dispatchWith(holders: Array<string | undefined>, takes: boolean[]) {
   const dispatch = new TurnControlDispatch({
     leases,
     controls,
-    gate: {} as LeaseGate,
+    // No turn is left parked here by a lease lost: nothing to end or take back.
+    gate: { endStale: async () => undefined, retake: async () => undefined } as unknown as LeaseGate,
     host: () => host,
     timing: { ttlMs: 1_000, renewMs: 100 },
   });
