@@ -30,6 +30,7 @@ import { PeriodicTask } from "../core/periodic-task.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { formatIn } from "./occurrences.js";
 import {
+  isTaskId,
   newTaskId,
   ownerKeyOf,
   type PromptAuthor,
@@ -256,12 +257,15 @@ export class ScheduleService {
   /**
    * Which task `cancel(actor, id)` ends, or why it refuses; changes nothing. The task its creator
    * may end, or anyone's for an approver; one this process does not know yet (another process
-   * created it) is read from the store. The approval card of cancel_scheduled_task asks this, so
-   * it cannot name a task the cancel would not end, nor miss one it would.
+   * created it) is read from the store; an id no task can have is none. The approval card of
+   * cancel_scheduled_task asks this, so it cannot name a task the cancel would not end, nor miss one.
    */
   async toCancel(actor: Actor, id: string): Promise<CancelTarget> {
     const wanted = id.trim();
-    const task = this.registry.get(wanted) ?? (await this.registry.reload(wanted));
+    // Only a task's id is looked up: the store refuses some keys (over 200 characters, a NUL) by throwing.
+    const task = isTaskId(wanted)
+      ? (this.registry.get(wanted) ?? (await this.registry.reload(wanted)))
+      : undefined;
     const own = task !== undefined && ownerKeyOf(task) === `${actor.platform}:${actor.userId}`;
     const approver = mayDecide(this.options.approvers ?? [], actor.platform, actor.userId);
     if (task !== undefined && (own || approver)) return { ok: true, task, own };

@@ -353,6 +353,21 @@ describe("ScheduleService from any conversation", () => {
     expect(h.service.listFor({ platform: "slack", userId: "U2BEN" })).toEqual([]);
   });
 
+  it("answers a cancel of an id no task can have as no such task, never with the store's key error", async () => {
+    // `cancel_task <id>` takes any word typed: one over 200 characters, or with a NUL, was looked up
+    // in the store, which threw ("The cancel_task command failed: store: key in schedules must be …").
+    h = await openHarness();
+    await h.service.create(ANA_HOME, { prompt: "digest", cron: "0 9 * * *", timezone: "UTC" });
+    for (const id of ["x".repeat(300), "tsk_\u0000", "tsk_\ud800"]) {
+      const outcome = await h.service.cancel({ platform: "slack", userId: "U1ANA" }, id);
+      expect(outcome).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/^You have no scheduled task /),
+      });
+    }
+    expect(h.service.listFor({ platform: "slack", userId: "U1ANA" })).toHaveLength(1);
+  });
+
   it("leaves no catalog refresh armed after shutdown, even when it was started twice", async () => {
     h = await openHarness();
     h.service.start();
