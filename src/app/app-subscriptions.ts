@@ -1,7 +1,7 @@
 /**
  * Channel subscriptions as the app wires them: one per assembly, shared by the session layer
  * (the agent's subscription tools, `status` lines, the `subscriptions` / `unsubscribe` commands,
- * idle notices) and the channel starters (every message they see, the bot's removal from a
+ * idle notices) and the channel starters (every message they see, and its edits and deletions, the bot's removal from a
  * channel, and each platform's directory once the bot's identity is known). The SubscriptionService
  * itself opens on the app's store once the SessionManager exists, with wake-ups as wake turns of
  * the subscribing sessions and notices posted through the platforms' thread outputs — and, when the
@@ -99,6 +99,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
   /** The hooks a channel adapter reports to. */
   readonly channelHooks: Required<ChannelHooks> = {
     observe: (message) => this.service?.observe(message),
+    observeChange: (change) => this.service?.observeChange(change),
     onBotRemoved: (channel) => {
       const closing = this.service?.onBotRemoved(channel);
       closing?.then(

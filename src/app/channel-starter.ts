@@ -90,6 +90,7 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
     uploads: context.uploads,
     ...(context.coordination.distributed ? { laneStops: context.coordination } : {}),
     observe: subscriptions.channelHooks.observe,
+    observeChange: subscriptions.channelHooks.observeChange,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);
       schedules?.channelGone(channel);

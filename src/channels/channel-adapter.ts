@@ -12,6 +12,7 @@ import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
 import type { UploadGate } from "../attachments/upload-gate.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
+import type { ObservedChange } from "../subscriptions/observed-change.js";
 import type { ObservedMessage } from "../subscriptions/observed-message.js";
 import type { PlatformDirectory } from "../subscriptions/platform-directory.js";
 import type { Messenger } from "../tools/messaging/messenger.js";
@@ -31,6 +32,8 @@ export type RemovedChannel = Pick<ThreadTarget, "platform" | "workspace" | "chan
 export interface ChannelHooks {
   /** Told about every message seen in a channel or group (SubscriptionService.observe). */
   readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
+  /** Told when a message in a channel or group is edited or deleted (SubscriptionService.observeChange). */
+  readonly observeChange?: (change: ObservedChange) => Promise<unknown> | undefined;
   /** Told when the bot left or was removed from a channel (subscriptions there end). */
   readonly onBotRemoved?: (channel: RemovedChannel) => void;
 }

@@ -227,6 +227,61 @@ describe("Slack subscriptions end to end", () => {
     expect(prompts.join("\n")).not.toContain("a message nobody watches");
   });
 
+  it("a message deleted in the channel leaves catch_up; an edited one shows its new text and wakes nobody", async () => {
+    const e = await start(new PuppetModel());
+    const home = askAna(e, "hi");
+    await replyIn(e, DM, home, "You said: hi");
+    await subscribe(e, home, { channel: "#deploys", trigger: { type: "keywords", keywords: ["failed"] } });
+    const good = e.fake.userPosts({ user: BEN, channel: DEPLOYS, text: "all good on staging" }).ts;
+    const secret = e.fake.userPosts({ user: BEN, channel: DEPLOYS, text: "oops AWS_SECRET=abc123" }).ts;
+    benPosts(e, DEPLOYS, "build 7 failed on main");
+    await replyIn(e, DM, home, "Woken:");
+
+    // What Slack sends when Ben deletes one message and edits another (both hidden message subtypes).
+    const deleted = e.fake.sendEvent({
+      type: "message",
+      subtype: "message_deleted",
+      hidden: true,
+      channel: DEPLOYS,
+      channel_type: "channel",
+      ts: e.fake.state.nextTs(),
+      deleted_ts: secret,
+      previous_message: { type: "message", user: BEN, text: "oops AWS_SECRET=abc123", ts: secret },
+    });
+    const edited = e.fake.sendEvent({
+      type: "message",
+      subtype: "message_changed",
+      hidden: true,
+      channel: DEPLOYS,
+      channel_type: "channel",
+      ts: e.fake.state.nextTs(),
+      message: {
+        type: "message",
+        user: BEN,
+        text: "all good on staging, 9 failed later",
+        ts: good,
+        edited: { user: BEN, ts: e.fake.state.nextTs() },
+      },
+      previous_message: { type: "message", user: BEN, text: "all good on staging", ts: good },
+    });
+    await Promise.all([deleted.acked, edited.acked]);
+    // The edit now matches the trigger, but it is no new message: the next wake-up is the next post's.
+    const woke = thread(e.fake, DM, home).length;
+    benPosts(e, DEPLOYS, "deploy 8 failed");
+    await replyIn(e, DM, home, "Woken:", woke);
+    const prompts = wakePrompts(e.openai);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain("deploy 8 failed");
+    expect(prompts[1]).not.toContain("9 failed later");
+
+    const seen = thread(e.fake, DM, home).length;
+    follow(e, home, call("catch_up", { channel: "#deploys", since: "2020-01-01" }));
+    const caught = await replyIn(e, DM, home, "Tool said:", seen);
+    expect(caught).toContain("all good on staging, 9 failed later");
+    expect(caught).toContain("build 7 failed on main");
+    expect(caught).not.toContain("abc123");
+  });
+
   it("keeps subscriptions, wake marks and read cursors across a restart", async () => {
     const e = await start(new PuppetModel());
     const home = askAna(e, "hi");

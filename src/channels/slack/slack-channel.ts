@@ -259,6 +259,7 @@ export class SlackChannel implements ChannelAdapter {
       attachments: o.attachments ?? new AttachmentIntake({ workspace, logger: this.logger }),
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
+      ...(o.observeChange ? { observeChange: o.observeChange } : {}),
       laneStop: o.laneStop,
       stopsElsewhere: laneStopsOf(o, this.platform, this.logger),
     });

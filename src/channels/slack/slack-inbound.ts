@@ -1,6 +1,8 @@
 /**
  * SlackInbound: turns message / app_mention events into InboundMessages for the session layer.
  * The event is already acknowledged when this runs (Bolt acks Events API deliveries first).
+ * Edits and deletions of channel messages (message_changed / message_deleted) go only to the
+ * observer (slack-message-change.ts), never to a turn.
  * Steps: validate → decide (own / other bots / subtypes / mention rules) → thread check for
  * mention-less replies → claim the post once (its message and app_mention twins, and
  * redeliveries, share channel + ts) → access policy (one polite private refusal, the service never
@@ -19,7 +21,9 @@ import type { ConversationService } from "../../sessions/contracts.js";
 import { fileNote } from "../../core/attachment.js";
 import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
+import type { ObservedChange } from "../../subscriptions/observed-change.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
+import { isMessageChange, slackChangeOf } from "./slack-message-change.js";
 import { LruCache } from "../../core/lru-cache.js";
 import { type ParsedCommand, parseTextCommand } from "../../core/text-commands.js";
 import {
@@ -68,6 +72,8 @@ export interface InboundDeps {
   readonly logger: Logger;
   /** Told about every message seen in a channel (subscriptions buffer them). */
   readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
+  /** Told about every edit or deletion of a channel message (subscriptions revise their copy). */
+  readonly observeChange?: ((change: ObservedChange) => Promise<unknown> | undefined) | undefined;
   /** How long `stop` waits for messages whose files are still being read. */
   readonly laneStop?: LaneStopOptions | undefined;
   /** Several processes on one store: a sender's stop cancels their lane in every one of them. */
@@ -130,6 +136,8 @@ export class SlackInbound {
 
   /** Handle one message or app_mention event; never throws. */
   async handle(rawEvent: unknown, envelope: EventEnvelope): Promise<void> {
+    // An edit or deletion never reaches a turn (decide ignores its subtype): it only revises subscriptions' copies.
+    if (isMessageChange(rawEvent)) return this.reportChange(rawEvent);
     const parsed = messageEventSchema.safeParse(rawEvent);
     if (!parsed.success) {
       this.deps.logger.debug({ issues: parsed.error.issues.length }, "slack event ignored: unexpected shape");
@@ -309,6 +317,21 @@ export class SlackInbound {
       });
     } catch (error) {
       this.deps.logger.warn({ err: describeError(error) }, "slack channel message could not be reported");
+    }
+  }
+
+  /** Report an edit or deletion of a channel message to the observer; its failures are logged, never passed on. */
+  private async reportChange(rawEvent: unknown): Promise<void> {
+    if (!this.deps.observeChange) return;
+    const change = slackChangeOf(rawEvent, this.deps.bot);
+    if (!change) {
+      this.deps.logger.debug("slack message change ignored: unexpected shape, or in a DM");
+      return;
+    }
+    try {
+      await this.deps.observeChange(change);
+    } catch (error) {
+      this.deps.logger.warn({ err: describeError(error) }, "slack message change could not be reported");
     }
   }
 
