@@ -183,6 +183,58 @@ describe("Telegram subscriptions end to end", () => {
     expect(prompts[0]).not.toContain("nobody watches this");
   });
 
+  it("an edited group message or channel post shows its new text in catch_up and wakes nobody", async () => {
+    const s = await start(new PuppetModel());
+    await aliceSubscribes(
+      s,
+      { channel: String(GROUP.id), trigger: { type: "keywords", keywords: ["down"] } },
+      "Subscribed to Team",
+    );
+    await aliceSubscribes(
+      s,
+      { channel: String(NEWS.id), trigger: { type: "keywords", keywords: ["down"] } },
+      "Subscribed to News",
+    );
+    const { message } = s.tg.sendUserMessage({ chat: GROUP, from: BOB, text: "my token is 123:SECRET" });
+    const date = Math.floor(Date.now() / 1000);
+    const post = { message_id: 7, date, chat: NEWS, sender_chat: NEWS, text: "release 2.0 is out" };
+    s.tg.injectUpdate({ channel_post: post });
+    bobPosts(s, GROUP, "the site is down");
+    await replyToAlice(s, "Woken: 1 new messages");
+
+    // Bob edits his message (now matching the trigger: still no wake-up), News its post.
+    s.tg.injectUpdate({
+      edited_message: { ...message, text: "my token is [removed], site down", edit_date: date + 5 },
+    });
+    s.tg.injectUpdate({
+      edited_channel_post: { ...post, text: "release 2.0 is out (notes fixed)", edit_date: date + 5 },
+    });
+    const before = sentToAlice(s);
+    bobPosts(s, GROUP, "still down");
+    await replyToAlice(s, "Woken:", before);
+    const prompts = wakePrompts(s.openai);
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toContain("still down");
+    expect(prompts[1]).not.toContain("site down");
+    expect(s.tg.callsOf("getUpdates").at(-1)?.params.allowed_updates).toEqual(
+      expect.arrayContaining(["edited_message", "edited_channel_post"]),
+    );
+
+    const group = await aliceAsks(
+      s,
+      call("catch_up", { channel: String(GROUP.id), since: "2020-01-01" }),
+      "Tool said:",
+    );
+    expect(group).toContain("my token is [removed], site down");
+    expect(group).not.toContain("123:SECRET");
+    const news = await aliceAsks(
+      s,
+      call("catch_up", { channel: String(NEWS.id), since: "2020-01-01" }),
+      "Tool said:",
+    );
+    expect(news).toContain("release 2.0 is out (notes fixed)");
+  });
+
   it("keeps subscriptions and read cursors across a restart", async () => {
     let s = await start(new PuppetModel());
     await aliceSubscribes(s, { channel: String(GROUP.id) }, "Subscribed to Team");

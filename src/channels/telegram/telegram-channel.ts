@@ -266,6 +266,7 @@ export class TelegramChannel implements ChannelAdapter {
         outputFor,
         logger,
         observe: options.observe,
+        observeChange: options.observeChange,
         onBotRemoved: options.onBotRemoved,
       }),
     );

@@ -10,11 +10,12 @@
  * holds a chat for a whole turn or for one person's slow file, and an approval press is never
  * stuck behind the turn waiting for it. An anonymous admin's message and a linked channel's post
  * copied into its discussion group are no person's: they run nothing. Every group and channel
- * message (addressed to the bot or not) and the bot's removal from a chat are also reported to the
+ * message (addressed to the bot or not), its edits, and the bot's removal from a chat are also reported to the
  * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
  * group, as sessions and access see it); what starts a turn is unchanged by them.
  */
 import type { Context, MiddlewareFn } from "grammy";
+import type { ObservedChange } from "../../subscriptions/observed-change.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { answerAccessCommand, type AccessCommandDeps, isAccessCommand } from "./telegram-access-commands.js";
 import { admit } from "./telegram-admission.js";
@@ -32,7 +33,14 @@ import {
 import { screenedMessage } from "./telegram-intake.js";
 import { routeToLane } from "./telegram-lane-routing.js";
 import { followMigration, sessionChatOf } from "./telegram-migrated-chats.js";
-import { isObserved, leftChatOf, observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
+import {
+  editOf,
+  isObserved,
+  leftChatOf,
+  observedOf,
+  type RemovedChat,
+  removedChatOf,
+} from "./telegram-observe.js";
 import { onCallback, onStopGeneration } from "./telegram-presses.js";
 
 /** The command menu registered with setMyCommands. */
@@ -55,6 +63,8 @@ export const COMMAND_MENU = [
 export interface HandlerDeps extends AlbumDeps, AccessCommandDeps {
   /** Told about every group, supergroup and channel message seen (channel subscriptions). */
   readonly observe?: ((message: ObservedMessage) => Promise<unknown> | undefined) | undefined;
+  /** Told about every edit of a group, supergroup or channel message seen (channel subscriptions). */
+  readonly observeChange?: ((change: ObservedChange) => Promise<unknown> | undefined) | undefined;
   /** Told when the bot left or was removed from a chat. */
   readonly onBotRemoved?: ((chat: RemovedChat) => void) | undefined;
 }
@@ -160,6 +170,26 @@ async function onChannelPost(ctx: Context, deps: HandlerDeps): Promise<void> {
   if (message) await report(message, deps);
 }
 
+/**
+ * An edited message or channel post: reported to the observer (subscriptions revise their copy),
+ * under its chat's session id; never acted on (the edit of a command or a question runs nothing
+ * again). Its failures are logged, never passed on.
+ */
+async function onEdit(ctx: Context, raw: unknown, deps: HandlerDeps): Promise<void> {
+  if (!deps.observeChange) return;
+  const message = readMessage(ctx, raw, deps);
+  if (!message) return;
+  try {
+    const edit = editOf(message, deps.bot(), await sessionChatOf(message.chat, deps.migrations));
+    if (edit) await deps.observeChange(edit);
+  } catch (error) {
+    deps.logger.warn(
+      { err: errorText(error), chatId: message.chat.id },
+      "telegram: observing an edit failed",
+    );
+  }
+}
+
 async function onMyChatMember(ctx: Context, deps: HandlerDeps): Promise<void> {
   const left = leftChatOf(ctx.update.my_chat_member, deps.bot());
   if (!left) return;
@@ -177,6 +207,8 @@ export function telegramHandlers(deps: HandlerDeps): MiddlewareFn<Context> {
     const { update } = ctx;
     if (update.message) return onMessage(ctx, deps);
     if (update.channel_post) return onChannelPost(ctx, deps);
+    if (update.edited_message) return onEdit(ctx, update.edited_message, deps);
+    if (update.edited_channel_post) return onEdit(ctx, update.edited_channel_post, deps);
     if (update.my_chat_member) return onMyChatMember(ctx, deps);
     if (update.callback_query) return onCallback(ctx, deps);
     if (update.stopped_message_generation) return onStopGeneration(ctx, deps);
@@ -188,6 +220,8 @@ export function telegramHandlers(deps: HandlerDeps): MiddlewareFn<Context> {
 export const ALLOWED_UPDATES = [
   "message",
   "channel_post",
+  "edited_message",
+  "edited_channel_post",
   "my_chat_member",
   "callback_query",
   "stopped_message_generation",

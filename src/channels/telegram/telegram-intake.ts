@@ -5,7 +5,8 @@
  * one of the kinds the bot asks for and that part has the fields the handlers use; anything else
  * is dropped and logged once with its kind — a malformed button press is still answered ("this
  * button is no longer active") when it has a query id, so the person's client stops waiting. A
- * message the screen read is kept with its update, so the handlers do not read it again.
+ * message the screen read (also an edited message or channel post) is kept with its update, so the
+ * handlers do not read it again.
  * Polling results are screened too: entries that are not updates at all are dropped before the
  * runner computes its next offset from them.
  */
@@ -49,6 +50,8 @@ const stoppedGenerationSchema = z.looseObject({
 const KIND_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   message: telegramMessageSchema,
   channel_post: telegramMessageSchema,
+  edited_message: telegramMessageSchema,
+  edited_channel_post: telegramMessageSchema,
   callback_query: callbackQuerySchema,
   my_chat_member: myChatMemberSchema,
   stopped_message_generation: stoppedGenerationSchema,
@@ -58,7 +61,12 @@ export type UpdateScreening =
   | { readonly pass: true }
   | { readonly pass: false; readonly kind: string; readonly callbackQueryId?: string };
 
-const MESSAGE_KINDS: ReadonlySet<string> = new Set(["message", "channel_post"]);
+const MESSAGE_KINDS: ReadonlySet<string> = new Set([
+  "message",
+  "channel_post",
+  "edited_message",
+  "edited_channel_post",
+]);
 
 /** The verdict on an update, and the message (or channel post) it carries as read. */
 function read(update: unknown): { readonly verdict: UpdateScreening; readonly message?: TelegramMessage } {

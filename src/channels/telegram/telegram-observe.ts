@@ -2,7 +2,9 @@
  * What the Telegram channel reports to channel subscriptions: every group, supergroup or channel
  * message the bot sees (also those not addressed to it) as an ObservedMessage — author, time,
  * text or caption, forum topic, a t.me permalink where Telegram has one, and whether it addresses
- * the bot — and the bot's own removal from a chat (a `my_chat_member` update to left / kicked).
+ * the bot — its edits (`edited_message` / `edited_channel_post`, as an ObservedChange; Telegram
+ * reports no deletions to bots), and the bot's own removal from a chat (a `my_chat_member` update
+ * to left / kicked).
  *
  * Both are reported under the chat's session id: a supergroup that was a group keeps the group's
  * id (telegram-migrations.ts), so a subscription made before the upgrade keeps hearing it. A
@@ -14,6 +16,7 @@
  * not reported: the channel's subscribers see it in the channel.
  */
 import { z } from "zod";
+import type { ObservedChange } from "../../subscriptions/observed-change.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { displayName, MAX_DISPLAY_NAME_CHARS } from "../../subscriptions/platform-directory.js";
 import {
@@ -130,6 +133,22 @@ export function observedOf(
     ...(permalink !== undefined ? { permalink } : {}),
     mentionsBot: isAddressedToBot(message, bot),
   };
+}
+
+/**
+ * The change an edited message or channel post reports, as observedOf would report the message
+ * (the same chat, id, text or caption and bot address); undefined for one not observed. Telegram
+ * tells bots of no deletions.
+ */
+export function editOf(
+  message: TelegramMessage,
+  bot: BotIdentity,
+  sessionChat: number = message.chat.id,
+): ObservedChange | undefined {
+  const observed = observedOf(message, bot, sessionChat);
+  if (!observed) return undefined;
+  const { platform, workspace, channel, id, text, mentionsBot } = observed;
+  return { platform, workspace, channel, id, change: "edited", text, mentionsBot };
 }
 
 /** The chat the bot left or was removed from, when a `my_chat_member` update says so. */

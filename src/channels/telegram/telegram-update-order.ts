@@ -8,9 +8,12 @@
  */
 import type { Context, MiddlewareFn } from "grammy";
 
-/** The chat and topic of a message's update; undefined for any other update. */
+/**
+ * The chat and topic of a message's update (or of an edit of one: it goes after the message it
+ * edits, were both in one batch); undefined for any other update.
+ */
 function orderKey(ctx: Context): string | undefined {
-  const message = ctx.message;
+  const message = ctx.message ?? ctx.editedMessage;
   if (!message) return undefined;
   const topic = message.is_topic_message ? message.message_thread_id : undefined;
   return `${message.chat.id}:${topic ?? "-"}`;

@@ -29,10 +29,18 @@ describe("screenUpdate", () => {
       pass: false,
       kind: "malformed_message",
     });
-    expect(screenUpdate({ update_id: 1, edited_message: t.message.message })).toEqual({
+    expect(screenUpdate({ update_id: 1, business_message: t.message.message })).toEqual({
       pass: false,
       kind: "unhandled_update",
     });
+    // Edits are asked for (channel subscriptions revise their copy) and screened as messages are.
+    expect(screenUpdate({ update_id: 1, edited_message: t.message.message })).toEqual({ pass: true });
+    expect(screenUpdate({ update_id: 1, edited_channel_post: { ...t.message.message, chat: null } })).toEqual(
+      {
+        pass: false,
+        kind: "malformed_edited_channel_post",
+      },
+    );
     expect(screenUpdate({ update_id: 1, ...t.message, ...t.callback })).toEqual({
       pass: false,
       kind: "malformed_update",
