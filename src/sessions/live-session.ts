@@ -238,21 +238,24 @@ export class LiveSession {
    * leave the queue (or the turn in progress) have their dedupe keys recorded first, unless known
    * to be recorded already: where writes keep their order the two go out together (the keys
    * first), else the record only once the keys are saved. A change made by `defer` and not saved
-   * yet is saved with this one.
+   * yet is saved with this one. With several processes the save removes from the session's shared
+   * queue the entries taken in as the record is built here (its own: any taken in before its save
+   * runs are not in it, and stay queued).
    */
   update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
     const next = stampedVersion(change(this.current), isoTime(this.stores.now()));
+    const taken = this.stores.records.takenSoFar(next.id);
     const leaving = [...(this.deferredLeaving ?? []), ...this.recordedKeys.leaving(this.current, next)];
     this.deferredLeaving = undefined;
     this.current = next;
     const { dedupe, records, writesInOrder } = this.stores;
     const saved = this.saves.then(async () => {
       await this.facts.downloadedFiles.written();
-      if (leaving.length === 0) await records.put(next);
+      if (leaving.length === 0) await records.put(next, taken);
       else if (!writesInOrder) {
         await dedupe.record(leaving);
-        await records.put(next);
-      } else await Promise.all([dedupe.record(leaving), records.put(next)]);
+        await records.put(next, taken);
+      } else await Promise.all([dedupe.record(leaving), records.put(next, taken)]);
       return next;
     });
     this.saves = saved.catch(() => undefined);

@@ -29,7 +29,7 @@ import {
 } from "./lease-lock.js";
 import type { MultiProcessHost } from "./multi-process-host.js";
 import type { SharedRecords } from "./session-records.js";
-import { sharedQueueName } from "./shared-queue.js";
+import { sharedQueueName, type TakenInRecord } from "./shared-queue.js";
 import { TurnControlDispatch } from "./turn-control-dispatch.js";
 import { TurnControls } from "./turn-controls.js";
 import type { TurnGate } from "./turn-gate.js";
@@ -130,7 +130,8 @@ export class MultiProcessSessions {
 
   /** Session records and the active-sessions index, shared by every process. */
   readonly records: SharedRecords = {
-    put: (id, key, value, active) => this.putRecord(id, key, value, active),
+    takenSoFar: (id) => this.leaseGate.queue.takenSoFar(id),
+    put: (id, key, value, active, taken) => this.putRecord(id, key, value, active, taken),
     create: (threadKey, id, recordKey, value) =>
       this.coordination.insertIfAbsent({ namespace: "sessions", key: threadKey, value: id }, [
         { namespace: "sessions", key: recordKey, value },
@@ -204,19 +205,26 @@ export class MultiProcessSessions {
 
   /**
    * Save a record: under the session's lease, in one fenced step with its place in the active
-   * index and the removal of the shared-queue entries it took in. A session this process never
+   * index and the removal of the shared-queue entries it carries (`taken`, read when it was built:
+   * entries taken in since are not in it, and stay queued). A session this process never
    * held is refused (nothing written): its record may be the one its holder runs, and a new
    * session's first record goes out with its thread's entry instead (`create`, `replaceMissing`).
    */
-  private async putRecord(id: string, key: string, value: unknown, active: boolean): Promise<void> {
+  private async putRecord(
+    id: string,
+    key: string,
+    value: unknown,
+    active: boolean,
+    taken: TakenInRecord | undefined,
+  ): Promise<void> {
     const fence = this.leases.fenceOf(id);
     if (!fence)
       throw new Error(`session ${id} was never held here: its record is written only under its lease`);
-    await this.leaseGate.queue.saveTaken(id, async (taken) => {
+    await this.leaseGate.queue.saveTaken(id, taken, async (count) => {
       const writes: FencedWrite[] = [
         { op: "set", namespace: "sessions", key, value },
         { op: active ? "add-member" : "remove-member", set: ACTIVE_SET, member: id },
-        ...(taken > 0 ? [{ op: "trim" as const, queue: sharedQueueName(id), count: taken }] : []),
+        ...(count > 0 ? [{ op: "trim" as const, queue: sharedQueueName(id), count }] : []),
       ];
       if (!(await this.coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
     });

@@ -16,6 +16,7 @@ import {
   type SessionRecord,
   sessionRecordSchema,
 } from "./session-record.js";
+import type { TakenInRecord } from "./shared-queue.js";
 
 /**
  * How records are written when several processes share the store: each record with its place in
@@ -23,11 +24,20 @@ import {
  * this process holds it), and a new session's record together with its thread's index entry.
  */
 export interface SharedRecords {
+  /** The entries of the session's shared queue a record built now carries (SharedQueue.takenSoFar). */
+  takenSoFar(id: string): TakenInRecord | undefined;
   /**
    * Save a record (already versioned) and its membership of the active index, under the
-   * session's lease: rejects (nothing written) for a session this process never held.
+   * session's lease, removing the shared-queue entries it carries (`taken`, read when it was
+   * built) in the same step: rejects (nothing written) for a session this process never held.
    */
-  put(id: string, key: string, value: unknown, active: boolean): Promise<void>;
+  put(
+    id: string,
+    key: string,
+    value: unknown,
+    active: boolean,
+    taken: TakenInRecord | undefined,
+  ): Promise<void>;
   /** Write a new session's record and make it the thread's current session; false when the thread already had one (nothing written). */
   create(threadKey: string, id: string, recordKey: string, value: unknown): Promise<boolean>;
   /**
@@ -132,13 +142,23 @@ export class SessionRecords {
   }
 
   /**
-   * Save the record and keep the active index in step with it; resolves once the record and, when
-   * the session joined the index, the index are stored (see the class comment for leaving).
+   * With several processes, the entries of the session's shared queue a record built now carries:
+   * read as it is built, and given to its `put`.
    */
-  async put(record: SessionRecord): Promise<void> {
+  takenSoFar(id: string): TakenInRecord | undefined {
+    return this.shared?.takenSoFar(id);
+  }
+
+  /**
+   * Save the record and keep the active index in step with it; resolves once the record and, when
+   * the session joined the index, the index are stored (see the class comment for leaving). With
+   * several processes the save removes the shared-queue entries the record carries (`taken`: its
+   * `takenSoFar` when it was built).
+   */
+  async put(record: SessionRecord, taken?: TakenInRecord): Promise<void> {
     const key = `rec:${record.id}`;
     const value = toVersioned(SESSION_RECORD_KIND, record);
-    if (this.shared) return this.shared.put(record.id, key, value, hasPendingWork(record));
+    if (this.shared) return this.shared.put(record.id, key, value, hasPendingWork(record), taken);
     const ids = await this.activeSet();
     const { id } = record;
     // The record first: where a backend writes the entries one by one, the thread entry never names a missing record.

@@ -4,15 +4,16 @@
  * redelivery, on whatever process, changes nothing), the session's place in the index of sessions
  * with work, and the session's lease when nobody holds it. The holder takes the entries into the
  * session's record in arrival order, in memory; they leave the shared queue in the fenced write
- * that first saves the record with them (the session's next save: `untrimmed` counts them), so an
- * entry is always in one of the two places — a holder that dies before saving leaves them to its
- * successor, which takes them from the queue as if new. A take reads the queue from the first entry
- * not counted, so it waits for saves under way that remove counted entries (`saveTaken`): read
- * while such a removal had landed but was not yet counted off, it skipped as many entries, and
- * the save after it removed entries nobody took. Entries the holder does not take (their
- * session's queue is full, or they cannot be read) leave the shared queue at once — the refused
- * entries in a row in one fenced write, made before the next entry is taken: refused input is not
- * kept.
+ * that first saves the record with them, so an entry is always in one of the two places — a
+ * holder that dies before saving leaves them to its successor, which takes them from the queue as
+ * if new. A record is built before its save runs (after the saves before it), and entries taken in
+ * between are not in it: what it carries is read when it is built (`takenSoFar`), and its save
+ * removes those entries only. A take reads the queue from the first entry not counted, so it waits
+ * for saves under way that remove counted entries (`saveTaken`): read while such a removal had
+ * landed but was not yet counted off, it skipped as many entries, and the save after it removed
+ * entries nobody took. Entries the holder does not take (their session's queue is full, or they
+ * cannot be read) leave the shared queue at once — the refused entries in a row in one fenced
+ * write, made before the next entry is taken: refused input is not kept.
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -26,6 +27,21 @@ import {
 import type { LiveSession } from "./live-session.js";
 import { type QueuedMessage, sessionRecordSchema } from "./session-record.js";
 import type { GateInput } from "./turn-gate.js";
+
+/** One lease's count of a session's entries: taken into the record, and removed by its saves. */
+interface Tally {
+  taken: number;
+  trimmed: number;
+}
+
+/**
+ * The shared-queue entries a record carries, read when it was built: the first `taken` its
+ * holder took in under one lease (`tally`, whose saves remove them).
+ */
+export interface TakenInRecord {
+  readonly tally: object;
+  readonly taken: number;
+}
 
 /** One entry: the message, and how the holder takes it. */
 export interface SharedEntry extends GateInput {
@@ -68,8 +84,8 @@ export interface SharedInputTaker {
 /** Moves a session's shared input into the session, one taker at a time per session. */
 export class SharedQueue {
   private readonly taking = new Map<string, Promise<void>>();
-  /** Per session: entries taken into the record that are still in the shared queue. */
-  private readonly pending = new Map<string, number>();
+  /** Per session held here: its entries taken into the record, and removed by its saves. */
+  private readonly tallies = new Map<string, Tally>();
   /** Per session: saves under way that remove counted entries from the shared queue. */
   private readonly saving = new Map<string, Set<Promise<unknown>>>();
 
@@ -112,21 +128,34 @@ export class SharedQueue {
     });
   }
 
+  /** The entries a record of the session built now carries (to pass to its save: `saveTaken`). */
+  takenSoFar(sessionId: string): TakenInRecord | undefined {
+    const tally = this.tallies.get(sessionId);
+    return tally && { tally, taken: tally.taken };
+  }
+
   /**
-   * Save the session's record through `write`, which removes the `count` entries taken in so far
-   * from the shared queue in the same fenced step (resolving once it did; rejecting when it was
-   * refused): they are counted off once it did, and a take meanwhile waits for it.
+   * Save the session's record, which carries `carried` (`takenSoFar` when it was built), through
+   * `write`, which removes the `count` of them still in the shared queue in the same fenced step
+   * (resolving once it did; rejecting when it was refused): they are counted off once it did, and
+   * a take meanwhile waits for it. Entries taken in under an earlier lease, since forgotten, are
+   * not removed: they are the next holder's to take.
    */
-  async saveTaken(sessionId: string, write: (count: number) => Promise<void>): Promise<void> {
-    const count = this.untrimmed(sessionId);
-    if (count === 0) return write(0);
+  async saveTaken(
+    sessionId: string,
+    carried: TakenInRecord | undefined,
+    write: (count: number) => Promise<void>,
+  ): Promise<void> {
+    const tally = this.tallies.get(sessionId);
+    const count = tally && carried?.tally === tally ? Math.max(0, carried.taken - tally.trimmed) : 0;
+    if (!tally || count === 0) return write(0);
     const written = write(count);
     const saves = this.saving.get(sessionId) ?? new Set<Promise<unknown>>();
     this.saving.set(sessionId, saves);
     saves.add(written);
     try {
       await written;
-      this.trimmed(sessionId, count);
+      tally.trimmed += count;
     } finally {
       saves.delete(written);
       if (saves.size === 0 && this.saving.get(sessionId) === saves) this.saving.delete(sessionId);
@@ -135,19 +164,13 @@ export class SharedQueue {
 
   /** How many entries taken into the session's record are still in the shared queue. */
   untrimmed(sessionId: string): number {
-    return this.pending.get(sessionId) ?? 0;
-  }
-
-  /** A save of the session's record removed `count` of its entries from the shared queue. */
-  private trimmed(sessionId: string, count: number): void {
-    const left = this.untrimmed(sessionId) - count;
-    if (left > 0) this.pending.set(sessionId, left);
-    else this.pending.delete(sessionId);
+    const tally = this.tallies.get(sessionId);
+    return tally ? tally.taken - tally.trimmed : 0;
   }
 
   /** The lease is gone: whatever was taken and not saved stays in the queue for the next holder. */
   forget(sessionId: string): void {
-    this.pending.delete(sessionId);
+    this.tallies.delete(sessionId);
   }
 
   private async takeFrom(live: LiveSession, items: readonly string[]): Promise<void> {
@@ -162,7 +185,9 @@ export class SharedQueue {
       // are then the counted ones only.
       await this.remove(live, refused.splice(0));
       // Counted first: a save the take makes (steering) already removes the entry.
-      this.pending.set(live.id, this.untrimmed(live.id) + 1);
+      const tally = this.tallies.get(live.id) ?? { taken: 0, trimmed: 0 };
+      this.tallies.set(live.id, tally);
+      tally.taken += 1;
       await this.taker.take(live, entry);
     }
     await this.remove(live, refused);

@@ -936,7 +936,7 @@ describe("several session stacks on one Redis", () => {
       logger: pino({ level: "silent" }),
     });
     await expect(
-      other.records.put(sessionId, `rec:${sessionId}`, { overwritten: true }, false),
+      other.records.put(sessionId, `rec:${sessionId}`, { overwritten: true }, false, undefined),
     ).rejects.toThrow(`session ${sessionId} was never held here`);
     expect(await a.store.space("sessions").get(`rec:${sessionId}`)).toEqual(stored);
   }, 30_000);

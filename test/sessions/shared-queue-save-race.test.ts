@@ -79,7 +79,7 @@ it("a take while a save's removal of taken entries is under way takes every entr
 
     // The record's save (carrying "one") removes it from the shared queue; its reply is slow.
     holdNextTrim = true;
-    const saved = sessions.records.put("s1", "rec:s1", { saved: 1 }, true);
+    const saved = sessions.records.put("s1", "rec:s1", { saved: 1 }, true, sessions.records.takenSoFar("s1"));
     await removalApplied;
     const collected = gate.queue.collect(live);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -90,7 +90,7 @@ it("a take while a save's removal of taken entries is under way takes every entr
     expect(taken).toEqual(["one", "two", "three", "four"]);
 
     // The next save removes exactly what was taken: nothing untaken is lost, nothing stays.
-    await sessions.records.put("s1", "rec:s1", { saved: 2 }, true);
+    await sessions.records.put("s1", "rec:s1", { saved: 2 }, true, sessions.records.takenSoFar("s1"));
     expect(await inner.items(sharedQueueName("s1"), 0)).toEqual([]);
   } finally {
     await sessions.stop();

@@ -122,7 +122,7 @@ describe("SharedQueue", () => {
     expect(queue.untrimmed("s1")).toBe(2);
     expect(await memory.coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
     // The record's save removes what it carries, in its own fenced step.
-    await queue.saveTaken("s1", (count) => trim(fence, count));
+    await queue.saveTaken("s1", queue.takenSoFar("s1"), (count) => trim(fence, count));
     expect(queue.untrimmed("s1")).toBe(0);
     await queue.offer("s1", entry("three"), terms("three"));
     await queue.collect(live);
@@ -167,7 +167,7 @@ describe("SharedQueue", () => {
     await queue.collect(live);
     expect(await queued()).toEqual(["one", "two", "three"]);
     // The save trims exactly what was taken: nothing taken is left, nothing untaken is lost.
-    await queue.saveTaken("s1", async (count) => {
+    await queue.saveTaken("s1", queue.takenSoFar("s1"), async (count) => {
       expect(count).toBe(3);
       await trim(fence, count);
     });
@@ -197,7 +197,7 @@ describe("SharedQueue", () => {
     let fence: FenceRef | undefined;
     const saveOnTake = async (text: string) => {
       taken.push(text);
-      await queue.saveTaken("s1", (count) => trim(fence!, count));
+      await queue.saveTaken("s1", queue.takenSoFar("s1"), (count) => trim(fence!, count));
     };
     const refuses = (text: string) => text.startsWith("refused");
     const queue: SharedQueue = new SharedQueue(
