@@ -12,7 +12,9 @@
  * installation's enterprise id, which Slack may put where a team id is expected on Grid payloads
  * and which a partner's delivery never carries. There a message or mention must also name its
  * sender's team (`team`, `user_team` or `source_team`): the envelope's team is always the
- * installation's, so a sender whose team is not stated could be anyone's. A button press carries
+ * installation's, so a sender whose team is not stated could be anyone's — but for an edit or a
+ * deletion (`message_changed` / `message_deleted`), which names none and only revises channel
+ * subscriptions' copy of a message already let through. A button press carries
  * no shared-channel flag, and in a shared channel the rest of its body names the installation's
  * side, so its presser's own team (`user.team_id`, the organisation's id for a Grid user) must be
  * stated and be the installation's team or enterprise, as in a shared channel.
@@ -183,7 +185,10 @@ export function screenSlackBody(
     const senderTeams = [event.team, event.user_team, event.source_team];
     const shared = parsed.data.is_ext_shared_channel === true;
     // In a shared channel a sender whose team goes unstated is no proof of being ours (module comment).
-    const spoken = event.type === "message" || event.type === "app_mention";
+    // An edit or deletion names no sender at its top and is no one speaking: it never reaches a
+    // turn, and only revises a buffered copy of a message that passed this check when posted.
+    const changed = event.subtype === "message_changed" || event.subtype === "message_deleted";
+    const spoken = (event.type === "message" && !changed) || event.type === "app_mention";
     if (shared && spoken && !options.allowExternal && !senderTeams.some((t) => t !== undefined && t !== ""))
       return refuse("external_team");
     return own([parsed.data.team_id, ...senderTeams], [parsed.data.enterprise_id], shared)

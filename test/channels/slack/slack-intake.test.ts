@@ -148,6 +148,12 @@ describe("screenSlackBody when the sender's team goes unstated", () => {
     // Any one sender team field of ours is enough; outside shared channels none is needed.
     expect(screen({ ...shared, event: { ...unnamed, source_team: "T0FAKE" } })).toMatchObject({ pass: true });
     expect(screen({ ...shared, is_ext_shared_channel: false })).toMatchObject({ pass: true });
+    // An edit or deletion names its sender nowhere at its top: it passes (it only revises a buffered copy).
+    for (const subtype of ["message_changed", "message_deleted"])
+      expect(screen({ ...shared, event: { ...unnamed, subtype } })).toMatchObject({ pass: true });
+    expect(screen({ ...shared, event: { ...unnamed, subtype: "file_share" } })).toMatchObject({
+      kind: "external_team",
+    });
   });
 
   it("refuses a button press whose presser's team is not stated, unless allow_external", () => {
