@@ -75,4 +75,21 @@ describe("inUpdateOrder", () => {
     void order(messageIn(1), second.next);
     expect(log).toEqual(["first", "second"]);
   });
+
+  it("handles an edit after the message before it in its chat (the message it edits, when both came together)", async () => {
+    const order = inUpdateOrder();
+    const log: string[] = [];
+    const posted = gated(log, "posted");
+    const edited = gated(log, "edited");
+    void order(messageIn(1), posted.next);
+    const edit = { editedMessage: { chat: { id: 1 } } } as unknown as Context;
+    const handledEdit = order(edit, edited.next);
+    await tick();
+    expect(log).toEqual(["posted"]);
+    posted.finish();
+    await tick();
+    expect(log).toEqual(["posted", "edited"]);
+    edited.finish();
+    await handledEdit;
+  });
 });
