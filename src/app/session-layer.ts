@@ -287,6 +287,7 @@ function routedCommands(
     steer: (live, message) => scheduler.steer(live, message),
     retry: (live, user) => scheduler.retry(live, user),
     isParked: (sessionId) => hub.waitingSessions().has(sessionId),
+    parkedSessions: () => hub.waitingSessions(),
     recheckSettled: (sessionId) => hub.recheckSession(sessionId),
     addGrant,
     queueCap,

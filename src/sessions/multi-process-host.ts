@@ -27,6 +27,8 @@ export interface MultiProcessHost {
   retry(live: LiveSession, user: PlatformUser): boolean;
   /** Whether the session's turn is parked here waiting for a person. */
   isParked(sessionId: string): boolean;
+  /** The sessions whose turns are parked here waiting for a person. */
+  parkedSessions(): ReadonlySet<string>;
   /** Hand items of the session settled elsewhere to the turns waiting for them here. */
   recheckSettled(sessionId: string): Promise<void>;
   /**

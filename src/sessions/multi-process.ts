@@ -87,6 +87,12 @@ export class MultiProcessSessions {
       this.processId,
       (c) => this.dispatch.handle(c),
       logger,
+      {
+        everyMs: timing.renewMs,
+        clock: systemClock,
+        needed: () => this.requireHost().parkedSessions().size > 0,
+        regained: () => this.dispatch.recheckParked(),
+      },
     );
     this.leaseGate = new LeaseGate({
       coordination: this.coordination,

@@ -150,7 +150,7 @@ export class ParkedTurns {
       if (live) this.options.scheduler.schedule(live);
       else this.options.logger.warn({ sessionId }, "cannot resume an unknown session");
     } catch (error) {
-      this.options.logger.error({ err: error, sessionId }, "loading a session to resume failed");
+      this.options.logger.error({ err: error, sessionId }, "resuming a session failed");
     }
   }
 }

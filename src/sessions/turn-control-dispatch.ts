@@ -102,6 +102,18 @@ export class TurnControlDispatch {
     return this.options.host().retry(live, user);
   }
 
+  /**
+   * This process hears its controls again after a while it did not (ListeningWatch): a "settled"
+   * notice sent meanwhile may be lost, and its sender may have given up. The items settled
+   * elsewhere of the sessions whose turns are parked here, and which this process holds, are
+   * handed to those turns.
+   */
+  async recheckParked(): Promise<void> {
+    const host = this.options.host();
+    for (const sessionId of host.parkedSessions())
+      if (this.options.leases.holding(sessionId)) await host.recheckSettled(sessionId);
+  }
+
   /** Handle a control another process sent this one (TurnControls' receiver). */
   async handle(control: TurnControl): Promise<void> {
     const host = this.options.host();

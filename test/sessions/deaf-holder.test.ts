@@ -1,0 +1,106 @@
+/**
+ * A holder that stays deaf: A parks a turn at a card and loses its Redis subscription, but keeps
+ * renewing its lease. The card pressed through B settles the item; B's "settled" notice reaches no
+ * one, and B gives up once A's lease has not lapsed for a TTL and a renewal. When A listens again,
+ * it looks at its parked sessions itself: the turn takes the decision and its call runs once.
+ */
+import { expect, it } from "vitest";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../../src/engine/provider/provider.js";
+import type { Coordination, Unsubscribe } from "../../src/store/coordination/coordination.js";
+import { cardPress } from "../support/card-press.js";
+import type { RecordingOutput } from "../support/recording-output.js";
+import { RecordingOutputs } from "../support/recording-output.js";
+import { ANA, message, thread } from "./helpers/harness.js";
+import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
+import { redisPerFile } from "./helpers/redis-per-file.js";
+import { openRedisStack } from "./helpers/redis-stack.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+
+/** "write <x>" calls write_note (as call-<x>); after a call: "wrote"; anything else: "re: <text>". */
+class WritingProvider implements ProviderClient {
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    const text = lastUserText(request);
+    if (text === undefined) return yield* answer("wrote");
+    const write = /write (\S+)/.exec(text);
+    if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
+    yield* answer(`re: ${text}`);
+  }
+}
+
+/** A coordination whose subscriptions a test can drop and make again, as a lost Redis subscriber. */
+function deafenable() {
+  const subs: Array<{ channel: string; listener: (m: string) => void; unsubscribe: Unsubscribe }> = [];
+  let inner: Coordination | undefined;
+  const wrap = (c: Coordination): Coordination => {
+    inner = c;
+    return new Proxy(c, {
+      get(target, prop) {
+        if (prop === "subscribe")
+          return async (channel: string, listener: (m: string) => void) => {
+            const sub = { channel, listener, unsubscribe: await target.subscribe(channel, listener) };
+            subs.push(sub);
+            return () => sub.unsubscribe();
+          };
+        return Reflect.get(target, prop, target);
+      },
+    });
+  };
+  return {
+    wrap,
+    async deafen() {
+      for (const sub of subs) await sub.unsubscribe();
+    },
+    async hear() {
+      for (const sub of subs) sub.unsubscribe = await inner!.subscribe(sub.channel, sub.listener);
+    },
+  };
+}
+
+const outputs = new RecordingOutputs();
+const runsA = new ToolRuns();
+const runsB = new ToolRuns();
+const redis = redisPerFile(() => {
+  runsA.release();
+  runsB.release();
+});
+
+/** Whether a turn in the thread answered `text`. */
+const answered = (out: RecordingOutput, text: string) =>
+  out.closedTurns.some((t) => t.events.some((e) => e.type === "turn-completed" && e.finalText === text)) ||
+  undefined;
+
+it("a holder deaf past the sender's retries takes the decision once it listens again", async () => {
+  const target = thread("1700009500.000001");
+  const ears = deafenable();
+  const common = {
+    url: redis.url,
+    provider: new WritingProvider(),
+    providerName: "writing",
+    outputs,
+    approvers: ["slack:U_BOSS"],
+    timing: { ttlMs: 600, renewMs: 150 },
+  };
+  const a = await openRedisStack({ ...common, name: "A", runs: runsA, wrap: ears.wrap });
+  redis.stacks.push(a);
+  const b = await openRedisStack({ ...common, name: "B", runs: runsB });
+  redis.stacks.push(b);
+  await a.manager.receive(message("write d1", { target }));
+  const out = outputs.for(target);
+  const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+
+  await ears.deafen();
+  const pressed = await b.manager.press(cardPress(target, card.pendingId, "once", ANA));
+  expect(pressed.status).toBe("accepted");
+  // B's notice is sent again until A's lease would have lapsed (TTL and a renewal), then given up.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  expect(answered(out, "wrote")).toBeUndefined();
+  await ears.hear();
+
+  await outputs.until(() => answered(out, "wrote"), "A's turn to finish after its call", 10_000);
+  expect(runsA.count("call-d1")).toBe(1);
+  expect(runsB.count("call-d1")).toBe(0);
+}, 30_000);
