@@ -6,7 +6,8 @@
  * once and their pages deleted as soon as a whole page is stale, so the buffer stays bounded.
  *
  * A message deleted or edited on the platform is revised in place (`revise`, buffer-revision.ts):
- * only its page is written again, and a deleted message's text is gone from the store.
+ * only its page is written again, and a deleted message's text is gone from the store; this
+ * process then does not buffer it again (a late or redelivered copy of the message).
  *
  * Appends to one channel made while a write is in flight are committed together in the next
  * write (group commit), so a burst costs one page write, not one per message. Duplicate message
@@ -35,6 +36,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describeProblems } from "../core/schema-problems.js";
+import { LruCache } from "../core/lru-cache.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { toVersioned } from "../store/versioned.js";
@@ -94,6 +96,9 @@ interface FoundPage {
   readonly revision: Revision;
 }
 
+/** How many deleted messages this process remembers so as not to buffer them again. */
+const DELETED_IDS = 10_000;
+
 interface PendingAppend {
   readonly input: BufferEntryInput;
   readonly resolve: (result: AppendResult | undefined) => void;
@@ -103,6 +108,12 @@ interface PendingAppend {
 /** The per-channel message buffers. One instance per store per process; it keeps each channel's head and last two pages (channel-buffer-state.ts). */
 export class ChannelBuffer {
   private readonly mutex = new KeyedMutex();
+  /**
+   * Messages reported deleted, by channel key and id: a late or redelivered copy of one (Slack
+   * does not order events: a paste deleted at once may arrive after its deletion) is not
+   * buffered again by this process.
+   */
+  private readonly deleted = new LruCache<string, true>(DELETED_IDS);
   private readonly states: ChannelStates;
   private readonly queues = new Map<string, PendingAppend[]>();
   private readonly pageSize: number;
@@ -129,7 +140,7 @@ export class ChannelBuffer {
 
   /**
    * Append one message. Resolves once it is stored (undefined when the id is already in the
-   * buffer); rejects, storing nothing, when the message does not pass the entry schema, and when
+   * buffer, or was reported deleted to this process); rejects, storing nothing, when the message does not pass the entry schema, and when
    * the store write fails — nothing of that write's batch is then kept.
    */
   append(channelKey: string, input: BufferEntryInput): Promise<AppendResult | undefined> {
@@ -175,6 +186,7 @@ export class ChannelBuffer {
    * old page deleted once the head no longer lists it). Rejects when the store write fails.
    */
   async revise(channelKey: string, id: string, edit: EntryEdit | undefined): Promise<Revision> {
+    if (edit === undefined) this.deleted.set(deletedKey(channelKey, id), true);
     return this.mutex.run(channelKey, () =>
       this.retrying(channelKey, "revision of a message", () => this.reviseOnce(channelKey, id, edit)),
     );
@@ -304,13 +316,23 @@ export class ChannelBuffer {
     );
   }
 
-  private write(
+  /**
+   * Store a batch (under the channel's lock), leaving out messages reported deleted by then: also
+   * those appended before their deletion came but still waiting for this write.
+   */
+  private async write(
     channelKey: string,
     inputs: readonly BufferEntryInput[],
   ): Promise<readonly (AppendResult | undefined)[]> {
-    return this.retrying(channelKey, `write of ${inputs.length} message(s)`, () =>
-      this.writeOnce(channelKey, inputs),
-    );
+    const kept = inputs.filter((input) => !this.deleted.get(deletedKey(channelKey, input.id)));
+    const results =
+      kept.length === 0
+        ? []
+        : await this.retrying(channelKey, `write of ${kept.length} message(s)`, () =>
+            this.writeOnce(channelKey, kept),
+          );
+    let next = 0;
+    return inputs.map((input) => (kept[next] === input ? results[next++] : undefined));
   }
 
   /**
@@ -359,4 +381,9 @@ export class ChannelBuffer {
     this.states.committed(channelKey, state, placed, stored);
     return results;
   }
+}
+
+/** The key a deleted message is remembered under. */
+function deletedKey(channelKey: string, id: string): string {
+  return `${channelKey}\n${id}`;
 }

@@ -95,6 +95,21 @@ describe("ChannelBuffer.revise (messages deleted or edited on the platform)", ()
     });
   }
 
+  it("a message whose deletion came first, or came while its append waited, is not buffered (Slack does not order events)", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), { ...LIMITS, clock });
+    await buffer.append(CH, entry(1));
+    expect(await buffer.revise(CH, "m2", undefined)).toEqual({ outcome: "absent" });
+    expect(await buffer.append(CH, entry(2, "token sk-SECRET"))).toBeUndefined();
+    // m4 is appended while m3's write is in flight, and deleted before its own write starts.
+    const third = buffer.append(CH, entry(3));
+    const fourth = buffer.append(CH, entry(4, "token sk-LATE"));
+    await buffer.revise(CH, "m4", undefined);
+    expect(await third).toBeDefined();
+    expect(await fourth).toBeUndefined();
+    expect(await texts(buffer)).toEqual(["1:message 1", "2:message 3"]);
+    expect(await storedJson()).not.toContain("sk-");
+  });
+
   it("shared: a deletion through one process is what the other reads, and its appends keep it deleted", async () => {
     const a = new ChannelBuffer(store.space("buffers"), { ...LIMITS, clock, shared: true });
     const b = new ChannelBuffer(store.space("buffers"), { ...LIMITS, clock, shared: true });
