@@ -1,11 +1,12 @@
 /**
- * Channel subscriptions as the app wires them: one per assembly, shared by the session layer
- * (the agent's subscription tools, `status` lines, the `subscriptions` / `unsubscribe` commands,
- * idle notices) and the channel starters (every message they see, and its edits and deletions, the bot's removal from a
- * channel, and each platform's directory once the bot's identity is known). The SubscriptionService
- * itself opens on the app's store once the SessionManager exists, with wake-ups as wake turns of
- * the subscribing sessions and notices posted through the platforms' thread outputs — and, when the
- * app's coordination is distributed, with the subscriptions shared by every process on it.
+ * Channel subscriptions as the app wires them: one per assembly, shared by the session layer (the
+ * agent's subscription tools, `status` lines, the `subscriptions` / `unsubscribe` commands, idle
+ * notices) and the channel starters (every message they see, its edits and deletions, the bot's
+ * removal from a channel, and each platform's directory once the bot's identity is known). The
+ * SubscriptionService itself opens on the app's store once the SessionManager exists, with wake-ups
+ * as wake turns of the subscribing sessions and notices posted through the platforms' thread
+ * outputs — and, when the app's coordination is distributed, with the subscriptions shared by every
+ * process on it.
  */
 import type { Logger } from "pino";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";

@@ -1,18 +1,19 @@
 /**
- * The update handlers: a message, a channel post, the bot's removal from a chat; button presses
- * and the draft stop button are handled in telegram-presses.ts. A message addressed to the bot by
- * someone who may use it (telegram-admission.ts) is an access command, answered at once
- * (telegram-access-commands.ts), or goes through its sender's hand-over lane: a service command or
- * a message (telegram-lane-routing.ts), an album once it has closed (telegram-album-hand-over.ts).
- * Each handler returns once that is done — `service.receive()` / `press()` / `command()` resolve
- * once recorded, never when a turn ends, and a message's files are downloaded and read in its
- * sender's lane afterwards (telegram-hand-over.ts) — so the per-chat ordering around them never
- * holds a chat for a whole turn or for one person's slow file, and an approval press is never
- * stuck behind the turn waiting for it. An anonymous admin's message and a linked channel's post
- * copied into its discussion group are no person's: they run nothing. Every group and channel
- * message (addressed to the bot or not), its edits, and the bot's removal from a chat are also reported to the
- * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
- * group, as sessions and access see it); what starts a turn is unchanged by them.
+ * The update handlers: a message, a channel post, an edit of either, the bot's removal from a chat;
+ * button presses and the draft stop button are handled in telegram-presses.ts. A message addressed
+ * to the bot by someone who may use it (telegram-admission.ts) is an access command, answered at
+ * once (telegram-access-commands.ts), or goes through its sender's hand-over lane: a service
+ * command or a message (telegram-lane-routing.ts), an album once it has closed
+ * (telegram-album-hand-over.ts). Each handler returns once that is done — `service.receive()` /
+ * `press()` / `command()` resolve once recorded, never when a turn ends, and a message's files are
+ * downloaded and read in its sender's lane afterwards (telegram-hand-over.ts) — so the per-chat
+ * ordering around them never holds a chat for a whole turn or for one person's slow file, and an
+ * approval press is never stuck behind the turn waiting for it. An anonymous admin's message and a
+ * linked channel's post copied into its discussion group are no person's: they run nothing. Every
+ * group and channel message (addressed to the bot or not), its edits, and the bot's removal from a
+ * chat are also reported to the optional observers (channel subscriptions), under the chat's
+ * session id (a supergroup's former group, as sessions and access see it); what starts a turn is
+ * unchanged by them, and an edit starts nothing.
  */
 import type { Context, MiddlewareFn } from "grammy";
 import type { ObservedChange } from "../../subscriptions/observed-change.js";
