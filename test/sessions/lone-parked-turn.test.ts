@@ -99,3 +99,14 @@ it("A's failover takes the lease back for its own parked turn; the press then ru
   await a.manager.receive(message("hello again", { target }));
   await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
 }, 30_000);
+
+it("a message through A, whose lease lapsed with no one taking the session, waits behind the parked turn; the press runs the call", async () => {
+  // Still severed: A's failover finds nothing, so the message's offer takes the lease back.
+  const { target, a, out, card, link } = await lapsedAtA("1700009400.000003", "l3");
+  await a.manager.receive(message("hello again", { target }));
+  link.mend();
+  const pressed = await a.manager.press(cardPress(target, card.pendingId, "once", ANA));
+  expect(pressed.status).toBe("accepted");
+  await ranOnce(out, "l3");
+  await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
+}, 30_000);
