@@ -29,7 +29,7 @@ import {
 } from "./lease-lock.js";
 import type { MultiProcessHost } from "./multi-process-host.js";
 import type { SharedRecords } from "./session-records.js";
-import { sharedQueueName, type TakenInRecord } from "./shared-queue.js";
+import { sharedQueueName, type TakenInRecord, type ThreadNotice } from "./shared-queue.js";
 import { TurnControlDispatch } from "./turn-control-dispatch.js";
 import { TurnControls } from "./turn-controls.js";
 import type { TurnGate } from "./turn-gate.js";
@@ -122,6 +122,14 @@ export class MultiProcessSessions {
       clock: systemClock,
       logger,
     });
+  }
+
+  /**
+   * Tell a session's thread through `notice` (the session manager's) when input queued there
+   * cannot be read: it is dropped (see shared-queue.ts), and the people there send it again.
+   */
+  tellUnreadableInput(notice: ThreadNotice): void {
+    this.leaseGate.queue.tellUnreadableThrough(notice);
   }
 
   /** Bind the session manager's side (once, from its constructor). */

@@ -98,6 +98,8 @@ export class SessionManager implements ConversationService {
     this.moduleCommands = parts.moduleCommands;
     this.parked = parts.parked;
     this.multi = parts.multi;
+    // A person whose queued message cannot be read is told in its thread, not left waiting.
+    this.multi?.tellUnreadableInput((target, text) => this.notify(target, text));
     this.queueCap = parts.queueCap;
     this.moves = parts.moves;
   }

@@ -13,7 +13,9 @@
  * landed but was not yet counted off, it skipped as many entries, and the save after it removed
  * entries nobody took. Entries the holder does not take (their session's queue is full, or they
  * cannot be read) leave the shared queue at once — the refused entries in a row in one fenced
- * write, made before the next entry is taken: refused input is not kept.
+ * write, made before the next entry is taken: refused input is not kept. Once entries that cannot
+ * be read have left, the session's thread is told (`tellUnreadableThrough`): the queue is the
+ * session's, so its own record says where — nothing of the unreadable entry is trusted for it.
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -24,6 +26,7 @@ import {
   StaleFenceError,
   type StoreWrite,
 } from "../store/coordination/coordination.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 import { type QueuedMessage, sessionRecordSchema } from "./session-record.js";
 import type { GateInput } from "./turn-gate.js";
@@ -54,6 +57,12 @@ const entrySchema = z.object({
   // Entries queued before it was written were a person's messages.
   capped: z.boolean().default(true),
 });
+
+/** How a thread is told something (SessionManager.notify): rejects when the post fails. */
+export type ThreadNotice = (target: ThreadTarget, text: string) => Promise<void>;
+
+/** Why an entry of the shared queue cannot be read, as a thread is told. */
+const UNREADABLE = "could not be read (sent by a newer version of the service, or damaged)";
 
 /** Queue name of a session's shared input. */
 export const sharedQueueName = (sessionId: string) => `input:${sessionId}`;
@@ -88,12 +97,19 @@ export class SharedQueue {
   private readonly tallies = new Map<string, Tally>();
   /** Per session: saves under way that remove counted entries from the shared queue. */
   private readonly saving = new Map<string, Set<Promise<unknown>>>();
+  /** How a session's thread is told its input could not be read (until set: only logged). */
+  private notice: ThreadNotice | undefined;
 
   constructor(
     private readonly coordination: Coordination,
     private readonly taker: SharedInputTaker,
     private readonly logger: Logger,
   ) {}
+
+  /** Tell a session's thread through `notice` when input queued there could not be read. */
+  tellUnreadableThrough(notice: ThreadNotice): void {
+    this.notice = notice;
+  }
 
   /** Offer an entry for the session (see the module comment). */
   offer(sessionId: string, entry: SharedEntry, terms: OfferTerms): Promise<OfferOutcome> {
@@ -175,22 +191,25 @@ export class SharedQueue {
 
   private async takeFrom(live: LiveSession, items: readonly string[]): Promise<void> {
     const refused: string[] = [];
+    let unreadable = 0;
     for (const raw of items) {
       const entry = this.parse(live.id, raw);
+      if (!entry) unreadable++;
       if (!entry || !(await this.taker.admits(live, entry))) {
         refused.push(raw);
         continue;
       }
       // The refused entries before it leave first: a save trims the queue's first entries, which
       // are then the counted ones only.
-      await this.remove(live, refused.splice(0));
+      await this.remove(live, refused.splice(0), unreadable);
+      unreadable = 0;
       // Counted first: a save the take makes (steering) already removes the entry.
       const tally = this.tallies.get(live.id) ?? { taken: 0, trimmed: 0 };
       this.tallies.set(live.id, tally);
       tally.taken += 1;
       await this.taker.take(live, entry);
     }
-    await this.remove(live, refused);
+    await this.remove(live, refused, unreadable);
   }
 
   /**
@@ -199,9 +218,10 @@ export class SharedQueue {
    * first ones, which a save trims (an equal entry among them, removed in its place, is the same
    * input: the same entries remain). When the removal fails the take stops there, and the entries
    * — left in the queue, or removed after all — are where the next take starts (a refused
-   * removal: the lease is gone, the entries are the next holder's).
+   * removal: the lease is gone, the entries are the next holder's). Once they are removed, the
+   * thread is told of the `unreadable` ones among them.
    */
-  private async remove(live: LiveSession, raws: readonly string[]): Promise<void> {
+  private async remove(live: LiveSession, raws: readonly string[], unreadable: number): Promise<void> {
     if (raws.length === 0) return;
     const fence = this.taker.fenceOf(live.id);
     if (!fence)
@@ -209,6 +229,25 @@ export class SharedQueue {
     const queue = sharedQueueName(live.id);
     const removal = raws.map((item) => ({ op: "remove-item" as const, queue, item }));
     if (!(await this.coordination.fencedWrite(fence, removal))) throw new StaleFenceError(fence);
+    if (unreadable > 0) this.tellUnreadable(live, unreadable);
+  }
+
+  /**
+   * Tell the session's thread that `count` messages queued there could not be read and were
+   * dropped, so they are sent again; not waited for (the take goes on), a failure logged.
+   */
+  private tellUnreadable(live: LiveSession, count: number): void {
+    const text =
+      count === 1
+        ? `A message sent in this thread ${UNREADABLE}, so it was not run: please send it again.`
+        : `${count} messages sent in this thread ${UNREADABLE}, so they were not run: please send them again.`;
+    const failed = (error: unknown) =>
+      this.logger.error(
+        { err: error, sessionId: live.id, count },
+        "telling the thread about its unreadable queued input failed",
+      );
+    if (this.notice) this.notice(live.record.target, text).catch(failed);
+    else failed(new Error("no way to reach the thread is set"));
   }
 
   /** Takes of one session run one after another, so entries keep their arrival order. */
