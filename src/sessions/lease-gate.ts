@@ -146,19 +146,16 @@ export class LeaseGate implements TurnGate {
    * Undefined when no such turn waits here, or the lease is not free.
    */
   async retake(live: LiveSession): Promise<SessionLease | undefined> {
-    const { leases, logger } = this.options;
+    const { leases } = this.options;
     const host = this.options.host();
     await this.endStale(live);
     const before = leases.fenceOf(live.id);
     if (!live.pump || !before || leases.holding(live.id) || !host.isParked(live.id)) return undefined;
-    const held = await leases.take(live.id);
-    if (!held) return undefined;
-    if (held.fence.fence !== before.fence + 1) {
-      // Another process held the session between the check above and this lease: the turn here
-      // is stale, but this lease's fence would let its writes through. Let it go; the next offer
-      // or failover scan ends the turn (endStale).
-      logger.warn({ sessionId: live.id }, "another process held the session meanwhile: not taking it back");
-      await this.release(live, held, false);
+    // Only as the next holder: a lease of a later fence would let the turn's writes through.
+    const held = await leases.take(live.id, before);
+    if (!held) {
+      // Held elsewhere now, or held between the check above and this take: the turn is stale.
+      await this.endStale(live);
       return undefined;
     }
     try {

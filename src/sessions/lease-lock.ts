@@ -124,12 +124,22 @@ export class SessionLeases {
     return this.options.processId;
   }
 
-  /** Take the session's lease; undefined when another holder has it (or this process already does). */
-  async take(sessionId: string): Promise<HeldSession | undefined> {
+  /**
+   * Take the session's lease; undefined when another holder has it (or this process already does).
+   * With `after`, only as the next holder after that fence (no process held it between): a grant
+   * of a later fence is given back unheld, so the fence this process remembers for the session —
+   * the one a turn here writes under — stays `after`, and those writes stay refused.
+   */
+  async take(sessionId: string, after?: FenceRef): Promise<HeldSession | undefined> {
     if (this.held.has(sessionId)) return undefined;
     const { coordination, timing, processId } = this.options;
     const asked = performance.now();
-    const grant = await coordination.acquire(sessionLeaseKey(sessionId), timing.ttlMs, processId);
+    const key = sessionLeaseKey(sessionId);
+    const grant = await coordination.acquire(key, timing.ttlMs, processId);
+    if (grant && after && grant.fence !== after.fence + 1) {
+      await coordination.release(key, grant.token);
+      return undefined;
+    }
     return grant && this.hold(sessionId, grant, asked);
   }
 
