@@ -13,7 +13,8 @@
  * `Basic dXNl…`) also counts its credential alone, and a Basic one its decoded password: a server
  * refusing it echoes the token without the scheme ("invalid token abc…"), which neither the whole
  * value nor the Bearer pattern (a token with a digit, + or =) takes out. A remote MCP server's URL
- * counts its password and its long path segments and query values (20 characters or more):
+ * counts its password and its long path segments and query values (20 characters or more, and
+ * random-looking as keys are, not words people also write elsewhere: keyShaped):
  * hosted servers put the account's key in the path (`/mcp/<key>/sse`), and a server's 404 page
  * ("Cannot POST /mcp/<key>/sse") reaches the log in the start failure. Values under 8 characters
  * ("1", "true", "eu") are left out, as registerSecret leaves out every short value: taking them
@@ -35,16 +36,33 @@ function headerSecrets(value: string): string[] {
 }
 
 /**
- * Path segments and query values at least this long are taken for keys: ordinary ones (`mcp`,
- * `v1`, `sse`, `streamable-http`) are shorter, and one taken out of every log line would mangle it.
+ * Path segments and query values at least this long may be keys: ordinary ones (`mcp`, `v1`,
+ * `sse`, `streamable-http`) are shorter, and one taken out of every log line would mangle it.
  */
 const KEY_PART_CHARS = 20;
 
-/** The parts of a remote MCP server's URL that may be credentials: password, long path segments and query values. */
+/**
+ * Whether a long URL part looks drawn at random, as a key is: a run of 8 or more letters and digits
+ * mixing both, or of 20 or more mixing cases. A long part of words (`company-knowledge-base`,
+ * `model-context-protocol`) is a name people write elsewhere too, in messages and notices, where
+ * taking it out as a secret would mangle them.
+ */
+function keyShaped(part: string): boolean {
+  return (part.match(/[A-Za-z0-9]+/g) ?? []).some(
+    (run) =>
+      (run.length >= 8 && /[0-9]/.test(run) && /[A-Za-z]/.test(run)) ||
+      (run.length >= KEY_PART_CHARS && /[a-z]/.test(run) && /[A-Z]/.test(run)),
+  );
+}
+
+/**
+ * The parts of a remote MCP server's URL that may be credentials: password, and path segments and
+ * query values long and random-looking enough to be keys.
+ */
 function urlSecrets(url: string): string[] {
   const parsed = new URL(url);
-  const long = (part: string) => part.length >= KEY_PART_CHARS;
-  const parts = [...parsed.pathname.split("/"), ...parsed.searchParams.values()].filter(long);
+  const key = (part: string) => part.length >= KEY_PART_CHARS && keyShaped(part);
+  const parts = [...parsed.pathname.split("/"), ...parsed.searchParams.values()].filter(key);
   const decode = (part: string): string[] => {
     try {
       const decoded = decodeURIComponent(part);

@@ -4,7 +4,7 @@
  * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
  * credentials, every env value and header of an MCP server whatever its name, NOTION_KEY included);
  * an MCP header's credential without its scheme, and a Basic one's password, too, and the keys in a
- * remote MCP server's URL (path, query, password);
+ * remote MCP server's URL (path, query, password), though not its long parts made of words;
  * an MCP server's short env values ("eu", "1") are left alone, and a store password that cannot be
  * decoded (a bare %) is taken as written. A short webhook secret is refused.
  */
@@ -125,6 +125,20 @@ tools:
     expect(scrubSecrets("actions.example answered in streamable-http")).toBe(
       "actions.example answered in streamable-http",
     );
+  });
+
+  it("leave a remote MCP server's long URL parts made of words alone: they are names, not keys", () => {
+    // Registered, every notice and log line naming the knowledge base or the team lost the words.
+    const cwd = project(`
+tools:
+  mcp_servers:
+    kb: { url: "https://mcp.example/company-knowledge-base/mcp?workspace=engineering-department" }
+`);
+    const loaded = loadConfig({ env: {}, cwd });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    registerConfigSecrets(loaded.config);
+    const notice = "The company-knowledge-base server of engineering-department did not answer";
+    expect(scrubSecrets(notice)).toBe(notice);
   });
 
   it("include the API keys from the file and from OPENAI_API_KEY alone: a log line shows neither", () => {
