@@ -39,6 +39,10 @@ export interface ParkedTurnsOptions {
 
 /** Replies to parked turns, and their resumption. */
 export class ParkedTurns {
+  /** Failed expiries waiting to be tried again (cleared at shutdown: `stopRetries`). */
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
   constructor(private readonly options: ParkedTurnsOptions) {}
 
   /** Resolve a card press on a pending item; a decision no turn here waits for resumes its turn. */
@@ -103,16 +107,34 @@ export class ParkedTurns {
         if (expired && !expired.claimed) resume = expired.item.sessionId;
       }
     } catch (error) {
-      // An item whose record cannot be read (a newer version's, or corrupt) stays so: not retried.
-      const retry = !(error instanceof StoredDataError);
+      // An item whose record cannot be read (a newer version's, or corrupt) stays so: not retried;
+      // nor is anything after shutdown.
+      const retry = !(error instanceof StoredDataError) && !this.stopped;
       this.options.logger.error(
         { err: error, pendingId },
         retry ? `expiry failed; trying again in ${EXPIRY_RETRY_MS / 1000} s` : "expiry failed",
       );
-      if (retry) setTimeout(() => void this.tryExpiry(pendingId, true), EXPIRY_RETRY_MS).unref();
+      if (retry) {
+        const timer = setTimeout(() => {
+          this.retries.delete(timer);
+          void this.tryExpiry(pendingId, true);
+        }, EXPIRY_RETRY_MS);
+        timer.unref();
+        this.retries.add(timer);
+      }
       return;
     }
     if (resume !== undefined) await this.resumeSession(resume);
+  }
+
+  /**
+   * Shutdown: failed expiries are tried no more (the next start's sweep expires what expired while
+   * down), and none failing from now on is tried again — its store is closing.
+   */
+  stopRetries(): void {
+    this.stopped = true;
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
   }
 
   /**

@@ -358,6 +358,7 @@ export class SessionManager implements ConversationService {
     );
     await this.hub.quiesce();
     this.hub.stopTimers();
+    this.parked.stopRetries();
     await this.multi?.stop();
     await this.auditLog.flush();
     this.logger.info(report, "sessions drained");

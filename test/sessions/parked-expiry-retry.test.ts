@@ -140,3 +140,24 @@ it("an expiry of an item whose record cannot be read is not tried again", async 
   await vi.advanceTimersByTimeAsync(120_000);
   expect(calls).toEqual(["p1"]);
 });
+
+it("a failed expiry waiting to be tried again is dropped at shutdown", async () => {
+  const calls: string[] = [];
+  const down = async (id: string): Promise<never> => {
+    calls.push(id);
+    throw new Error("store down");
+  };
+  const turns = new ParkedTurns({
+    hub: { expire: down, expireAgain: down } as unknown as PendingHub,
+    cache: {} as SessionCache,
+    scheduler: {} as TurnScheduler,
+    logger: pino({ level: "silent" }),
+    resumeShared: async () => undefined,
+  });
+  vi.useFakeTimers();
+  await turns.expire("p1");
+  turns.stopRetries();
+  await vi.advanceTimersByTimeAsync(120_000);
+  expect(calls).toEqual(["p1"]);
+  expect(vi.getTimerCount()).toBe(0);
+});
