@@ -40,8 +40,11 @@ const PATTERNS: readonly Pattern[] = [
   // GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_).
   { re: /\b(gh[pousr]_)[A-Za-z0-9]{20,}/g, replace: `$1${REDACTED}` },
   { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: `github_pat_${REDACTED}` },
-  // GitLab personal, project and group access tokens; Hugging Face tokens.
-  { re: /\b(glpat-|hf_)[A-Za-z0-9_-]{20,}/g, replace: `$1${REDACTED}` },
+  // GitLab personal, project and group access tokens.
+  { re: /\bglpat-[A-Za-z0-9_-]{20,}/g, replace: `glpat-${REDACTED}` },
+  // Hugging Face tokens: hf_ and 34 letters and digits, never an underscore (names such as
+  // hf_hub_download_with_retries, in code and paths quoted by notices, stay).
+  { re: /\bhf_[A-Za-z0-9]{30,}/g, replace: `hf_${REDACTED}` },
   // Stripe secret and restricted keys and webhook signing secrets.
   { re: /\b((?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{8,}/g, replace: `$1${REDACTED}` },
   // Google API keys.

@@ -78,6 +78,7 @@ describe("scrubSecrets: common credential shapes", () => {
     "ghp_short AIzaShort github_pat_x",
     "https://hooks.slack.com/ and https://api.slack.com/services/x",
     "mysql -u root -p db",
+    "read_file /workspace/scripts/hf_dataset_preprocessing_pipeline.py: calls hf_hub_download_with_retries",
   ])("leaves ordinary text alone: %s", (text) => {
     expect(scrubSecrets(text)).toBe(text);
   });
