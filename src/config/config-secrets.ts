@@ -10,9 +10,10 @@
  * server's `env` (stdio) or `headers` (http) counts as a secret, whatever its name: that is where an
  * operator hands a server its credentials, under names no rule can know (NOTION_KEY, STRIPE_KEY), and
  * a server's error output is logged. A header value of a scheme and a credential (`Bearer abc…`,
- * `Basic dXNl…`) also counts its credential alone, and a Basic one its decoded password: a server
- * refusing it echoes the token without the scheme ("invalid token abc…"), which neither the whole
- * value nor the Bearer pattern (a token with a digit, + or =) takes out. A remote MCP server's URL
+ * `Basic dXNl…`, in an Authorization header or after such a scheme) also counts its credential
+ * alone, and a Basic one its decoded password: a server refusing it echoes the token without the
+ * scheme ("invalid token abc…"), which neither the whole value nor the Bearer pattern (a token with
+ * a digit, + or =) takes out. A remote MCP server's URL
  * counts its password and its long path segments and query values (20 characters or more, and
  * random-looking as keys are, not words people also write elsewhere: keyShaped):
  * hosted servers put the account's key in the path (`/mcp/<key>/sse`), and a server's 404 page
@@ -24,12 +25,22 @@ import { registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
 import { storeUrlPassword } from "./store-url-escapes.js";
 
-/** A header value, and for `<scheme> <credential>` the credential and a Basic one's password too. */
-function headerSecrets(value: string): string[] {
+/** Schemes that say the word after them is a credential, in a header of any name. */
+const CREDENTIAL_SCHEMES = new Set(["bearer", "basic", "token", "bot"]);
+
+/**
+ * A header value, and for `<scheme> <credential>` the credential and a Basic one's password too —
+ * in an Authorization header, or after a credential scheme: another header's two words
+ * (`X-Team: Platform Engineering`) are no scheme and credential, and its last word alone, taken out
+ * of every log line and notice, would mangle ordinary text.
+ */
+function headerSecrets(name: string, value: string): string[] {
   const match = /^\s*([A-Za-z][\w-]*)\s+(\S+)\s*$/.exec(value);
+  const scheme = match?.[1]?.toLowerCase();
   const credential = match?.[2];
-  if (credential === undefined) return [value];
-  if (match?.[1]?.toLowerCase() !== "basic") return [value, credential];
+  if (scheme === undefined || credential === undefined) return [value];
+  if (!/^(proxy-)?authorization$/i.test(name) && !CREDENTIAL_SCHEMES.has(scheme)) return [value];
+  if (scheme !== "basic") return [value, credential];
   const decoded = Buffer.from(credential, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   return colon < 0 ? [value, credential] : [value, credential, decoded.slice(colon + 1)];
@@ -88,7 +99,10 @@ function secretsOf(config: CoworkerConfig): readonly string[] {
     storeUrlPassword(config.store_url)?.password,
     ...Object.values(config.tools.mcp_servers).flatMap((server) =>
       server.transport === "http"
-        ? [...Object.values(server.headers).flatMap(headerSecrets), ...urlSecrets(server.url)]
+        ? [
+            ...Object.entries(server.headers).flatMap(([name, value]) => headerSecrets(name, value)),
+            ...urlSecrets(server.url),
+          ]
         : Object.values(server.env),
     ),
   ];

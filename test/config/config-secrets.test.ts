@@ -3,7 +3,8 @@
  * to the redactor: afterwards, text holding one shows `[redacted]` instead, also for secrets no
  * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
  * credentials, every env value and header of an MCP server whatever its name, NOTION_KEY included);
- * an MCP header's credential without its scheme, and a Basic one's password, too, and the keys in a
+ * an MCP header's credential without its scheme, and a Basic one's password, too (not the last word
+ * of another two-word header), and the keys in a
  * remote MCP server's URL (path, query, password), though not its long parts made of words;
  * an MCP server's short env values ("eu", "1") are left alone, and a store password that cannot be
  * decoded (a bare %) is taken as written. A short webhook secret is refused.
@@ -103,6 +104,20 @@ tools:
     expect(scrubSecrets(`bad credentials ${basic}`)).toBe("bad credentials [redacted]");
     expect(scrubSecrets(`user ops with ${password} refused`)).toBe("user ops with [redacted] refused");
     expect(scrubSecrets("Bearer tokens are required")).toBe("Bearer tokens are required");
+  });
+
+  it("leave the last word of a two-word header that is no credential alone", () => {
+    // Registered alone, 'Engineering' was taken out of every log line and notice.
+    const cwd = project(`
+tools:
+  mcp_servers:
+    docs: { url: "https://docs.example/mcp", headers: { X-Team: "Platform Engineering" } }
+`);
+    const loaded = loadConfig({ env: {}, cwd });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    registerConfigSecrets(loaded.config);
+    expect(scrubSecrets("Engineering asked for a summary")).toBe("Engineering asked for a summary");
+    expect(scrubSecrets("sent Platform Engineering")).toBe("sent [redacted]");
   });
 
   it("take a remote MCP server's key out of its URL's path, query and password, but not short parts", () => {
