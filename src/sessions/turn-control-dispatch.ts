@@ -52,7 +52,8 @@ export class TurnControlDispatch {
     const { gate } = this.options;
     if (await this.sendToHolder({ kind: "settled", sessionId })) {
       // A turn still parked here from a lease lost is stale: the holder continues the session.
-      const live = await host.liveById(sessionId);
+      // Only a session parked here has one (in memory): no other is loaded from the store.
+      const live = host.isParked(sessionId) ? await host.liveById(sessionId) : undefined;
       if (live) await gate.endStale(live);
       return;
     }

@@ -21,6 +21,7 @@ import type { TurnControl, TurnControls } from "../../src/sessions/turn-controls
 function dispatchWith(holders: Array<string | undefined>, takes: boolean[]) {
   const sent: Array<{ holder: string; control: TurnControl }> = [];
   const scheduled: string[] = [];
+  const loaded: string[] = [];
   const live = { id: "s1" } as LiveSession;
   const leases = {
     holding: () => undefined,
@@ -33,7 +34,11 @@ function dispatchWith(holders: Array<string | undefined>, takes: boolean[]) {
     },
   } as unknown as TurnControls;
   const host = {
-    liveById: async (id: string) => (id === live.id ? live : undefined),
+    liveById: async (id: string) => {
+      loaded.push(id);
+      return id === live.id ? live : undefined;
+    },
+    isParked: () => false,
     schedule: (l: LiveSession) => scheduled.push(l.id),
   } as unknown as MultiProcessHost;
   const dispatch = new TurnControlDispatch({
@@ -44,7 +49,7 @@ function dispatchWith(holders: Array<string | undefined>, takes: boolean[]) {
     host: () => host,
     timing: { ttlMs: 1_000, renewMs: 100 },
   });
-  return { dispatch, sent, scheduled };
+  return { dispatch, sent, scheduled, loaded };
 }
 
 it("a settled notice the holder did not take is sent again until it does", async () => {
@@ -65,4 +70,11 @@ it("a settled notice whose holder died goes to the next holder, or resumes the s
   await none.dispatch.resume("s1");
   expect(none.sent.map((s) => s.holder)).toEqual(["B"]);
   expect(none.scheduled).toEqual(["s1"]);
+});
+
+it("a settled notice the holder took loads nothing here when no turn is parked here", async () => {
+  const { dispatch, loaded } = dispatchWith(["B"], [true]);
+  await dispatch.resume("s1");
+  // A session not parked here has no stale turn to end: reading it from the store is wasted.
+  expect(loaded).toEqual([]);
 });
