@@ -198,9 +198,16 @@ export class LeaseGate implements TurnGate {
 
   /**
    * Release the lease — after saving what was taken in and not saved yet, so it leaves the shared
-   * queue — and serve input that arrived while it was held (the release says how much waits).
+   * queue — and serve input that arrived while it was held (the release says how much waits). A
+   * lease lost and since taken again here (retake, or an offer while a turn was parked under it)
+   * only goes: what was taken in, and the input waiting, are the newer lease's.
    */
   async release(live: LiveSession, held: HeldSession, save = true): Promise<void> {
+    const current = this.options.leases.holding(live.id);
+    if (current !== undefined && current !== held) {
+      await held.release();
+      return;
+    }
     try {
       if (save && this.queue.untrimmed(live.id) > 0) await live.update((record) => record);
     } catch (error) {
