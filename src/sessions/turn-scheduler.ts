@@ -12,8 +12,9 @@
  * (lease) go while it waits for one of theirs, and takes it again before the turn starts: the lock
  * guards the session's record, which a wait changes nothing of, and holding it would keep other
  * processes from the session (with several, another one may take it and run the turn meanwhile;
- * the pump then finds the work gone). New work for the session ends the wait, and the pump looks
- * at the queue again: its sender may have a free slot.
+ * the pump then finds the work gone). New work for the session ends the wait — also work that came
+ * while the pump looked (it asks shared slots through the store, and lets its lease go, before it
+ * waits) — and the pump looks at the queue again: its sender may have a free slot.
  * Each slot a pump takes — or a turn started at once brings — is given back once, by `giveBack`.
  * Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns parked at a
  * person (their state is durable) — never leaving a running tool call orphaned.
@@ -69,6 +70,11 @@ export class TurnScheduler {
   private readonly pumps = new Map<LiveSession, Promise<void>>();
   /** Sessions whose pump waits for a turn slot, without the session's lease; aborting ends the wait. */
   private readonly waitingForSlot = new Map<LiveSession, AbortController>();
+  /**
+   * Per session, how often work was scheduled: a pump that looked at the queue before work came
+   * (while it asked for slots through the store, or let its lease go) does not wait on that look.
+   */
+  private readonly scheduled = new WeakMap<LiveSession, number>();
   private stopping = false;
   private readonly turns: TurnExecutor;
 
@@ -144,6 +150,7 @@ export class TurnScheduler {
    */
   schedule(live: LiveSession, start?: { readonly lease: SessionLease }): void {
     // A pump waiting for a slot looks at the session's work again: new work's sender may have one.
+    this.scheduled.set(live, (this.scheduled.get(live) ?? 0) + 1);
     this.waitingForSlot.get(live)?.abort();
     if (start && live.pump && !this.stopping && !live.retired && !this.waitingForSlot.has(live)) {
       // The pump is ending (it let the session go just before this process took it again).
@@ -274,6 +281,7 @@ export class TurnScheduler {
           live.retryBy = undefined;
           continue;
         }
+        const seen = this.scheduled.get(live);
         const candidates = nextTurns(live);
         if (candidates.length === 0) return;
         // A slot in hand (waited for, or taken through the store) is for its person's next turn.
@@ -311,6 +319,8 @@ export class TurnScheduler {
           lease = undefined;
           const waiting = new AbortController();
           this.waitingForSlot.set(live, waiting);
+          // Work scheduled since the look above, or a drain begun, found no wait to end: it ends now.
+          if (this.stopping || this.scheduled.get(live) !== seen) waiting.abort();
           try {
             slot = await this.slotOfAnyOf(
               candidates.map((turn) => turn.person),
@@ -382,6 +392,7 @@ export class TurnScheduler {
    * first. Each person's wait ends as one is had; a slot more, taken meanwhile, is given back.
    */
   private async slotOfAnyOf(people: readonly string[], stop: AbortSignal): Promise<HeldSlot | undefined> {
+    if (stop.aborted) return undefined;
     const { slots } = this.options;
     const done = new AbortController();
     const end = () => done.abort();

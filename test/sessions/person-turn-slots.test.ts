@@ -2,8 +2,9 @@
  * Turns per person: one person's messages in many threads run at most `maxTurnsPerPerson` turns at
  * once, the rest waiting their turn in order, while other people's turns start as usual; a turn
  * waiting for a slot holds no session lock, and every slot taken is given back once, however its
- * turn ended. The slots themselves: a cap per person, first come first served, a released slot
- * passing to the next in line.
+ * turn ended; work or a shutdown that comes while the pump asks for a slot is seen before it waits.
+ * The slots themselves: a cap per person, first come first served, a released slot passing to the
+ * next in line.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { qualifiedUserId } from "../../src/approvals/authorisation.js";
@@ -360,6 +361,72 @@ describe("a person whose slots are all in use, in a shared thread", () => {
     expect(await harness.manager.command(elsewhere, ANA, "stop", [])).toBe("Stopping the running turn.");
     await harness.outputs.until(() => harness.outputs.for(general).closedTurns.length === 3, "ana's turn");
     expect(asked(harness).at(-1)).toBe("ana 1");
+  });
+});
+
+/**
+ * Make `person`'s slots answer as shared ones do, through the store: a try waits until the returned
+ * function is called (tries from then on answer at once, as the in-process slots do).
+ */
+function answerLater(person: string): () => void {
+  const tryTake = PersonTurnSlots.prototype.tryTake;
+  let answer: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  let late = true;
+  vi.spyOn(PersonTurnSlots.prototype, "tryTake").mockImplementation(function (
+    this: PersonTurnSlots,
+    asked: string,
+  ) {
+    if (!late || asked !== person) return tryTake.call(this, asked);
+    return answered.then(() => tryTake.call(this, asked)) as unknown as boolean;
+  });
+  return () => {
+    late = false;
+    answer();
+  };
+}
+
+describe("a message arriving while the pump asks for a capped person's slot", () => {
+  it("is not passed over: the pump looks again before it waits, and its sender's free slot runs it", async () => {
+    h = await makeHarness({
+      steps: [HANG, { text: ["re: ben 1"] }],
+      overrides: { maxTurnsPerPerson: 1 },
+    });
+    const harness = h;
+    const [elsewhere, general] = [thread("1700000000.000071"), thread("1700000000.000072")];
+    await harness.manager.receive(message("ana elsewhere", { user: ANA, target: elsewhere }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "ana's turn");
+    // Ana's slots answer as shared ones do, through the store: later, here once Ben's message is in.
+    const answer = answerLater(qualifiedUserId("slack", ANA.id));
+    await harness.manager.receive(message("ana 1", { user: ANA, target: general }));
+    await harness.manager.receive(message("ben 1", { user: BEN, target: general }));
+    answer();
+    // Before, the pump waited for Ana's slot alone, the queue looked at before Ben's message came.
+    await harness.outputs.until(
+      () => harness.outputs.for(general).closedTurns.length === 1,
+      "ben's turn",
+      3_000,
+    );
+    expect(asked(harness)).toEqual(["ana elsewhere", "ben 1"]);
+  });
+});
+
+describe("a shutdown begun while the pump asks for a capped person's slot", () => {
+  it("ends the pump before it waits: only the running turn is interrupted", async () => {
+    h = await makeHarness({ steps: [HANG], overrides: { maxTurnsPerPerson: 1 } });
+    const harness = h;
+    const [elsewhere, general] = [thread("1700000000.000081"), thread("1700000000.000082")];
+    await harness.manager.receive(message("ana elsewhere", { user: ANA, target: elsewhere }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "ana's turn");
+    const answer = answerLater(qualifiedUserId("slack", ANA.id));
+    await harness.manager.receive(message("ana 1", { user: ANA, target: general }));
+    const draining = harness.manager.drain(1_000);
+    answer();
+    // Before, the pump went on to wait for Ana's slot past the drain's start: counted as running.
+    expect(await draining).toEqual({ finished: 1, interrupted: 1, parked: 0 });
+    expect(asked(harness)).toEqual(["ana elsewhere"]);
   });
 });
 
