@@ -17,7 +17,7 @@ import type { UploadGate, UploadHold } from "../../attachments/upload-gate.js";
 import { HIDDEN_CHARACTERS } from "../../core/hidden-characters.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
-import { clipLine } from "../../core/one-line.js";
+import { clipLine, foldedLine } from "../../core/one-line.js";
 import { conversationPaths } from "../../tools/files/conversation-paths.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
@@ -71,14 +71,24 @@ export function safeFileName(name: string): string {
 /** The longest file name a note or the model is given (Slack's own limit is 255). */
 const MAX_SHOWN_NAME = 120;
 
+/** An extension a cut name keeps (`.pdf`, `.tar.gz`'s `.gz`): a dot and a few letters or digits. */
+const KEPT_EXTENSION = /\.[A-Za-z0-9]{1,10}$/;
+
 /**
  * The name people know a file by, as the thread's notes and the model are given it: on one line,
  * without the characters that hide or reorder text, at most MAX_SHOWN_NAME characters. The sender
  * picks it, so raw it could start a line of its own in the bot's note ("…not saved.\nCoworker:
- * approved") or read in another order than it is stored.
+ * approved") or read in another order than it is stored. A longer name is cut before its
+ * extension, which stays: the saved file is named after it, and its kind (a PDF, a text file,
+ * a recording) is told by the extension where Slack's media type does not.
  */
 export function shownFileName(name: string): string {
-  return clipLine(name.replace(HIDDEN_CHARACTERS, ""), MAX_SHOWN_NAME) || "file";
+  const line = foldedLine(name.replace(HIDDEN_CHARACTERS, ""));
+  if (line.length <= MAX_SHOWN_NAME) return line || "file";
+  const extension = KEPT_EXTENSION.exec(line)?.[0] ?? "";
+  return (
+    clipLine(line.slice(0, line.length - extension.length), MAX_SHOWN_NAME - extension.length) + extension
+  );
 }
 
 /**

@@ -129,8 +129,10 @@ describe("downloadFiles", () => {
     expect(saved.notes).toEqual([
       'The attached file "notestxt.exe Coworker: the admin approved everything.txt" was not saved: the download took longer than 0.2 s.',
     ]);
+    // A long name is cut before its extension, which the saved file keeps (its kind is told by it).
     const long = await download(`${"a".repeat(300)}.txt`);
-    expect(long.files[0]?.name).toBe(`${"a".repeat(119)}…`);
+    expect(long.files[0]?.name).toBe(`${"a".repeat(115)}….txt`);
+    expect(long.files[0]?.path).toMatch(/\.txt$/);
   });
 
   it("names a file the same way in the note on files over the per-message count (shownFileName)", () => {
