@@ -5,31 +5,15 @@
  * it looks at its parked sessions itself: the turn takes the decision and its call runs once.
  */
 import { expect, it } from "vitest";
-import type {
-  ProviderClient,
-  ProviderRequest,
-  ProviderStreamEvent,
-} from "../../src/engine/provider/provider.js";
 import type { Coordination, Unsubscribe } from "../../src/store/coordination/coordination.js";
 import { cardPress } from "../support/card-press.js";
 import type { RecordingOutput } from "../support/recording-output.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA, message, thread } from "./helpers/harness.js";
-import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
+import { WritingProvider } from "./helpers/provider-steps.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
 import { openRedisStack } from "./helpers/redis-stack.js";
 import { ToolRuns } from "./helpers/test-tools.js";
-
-/** "write <x>" calls write_note (as call-<x>); after a call: "wrote"; anything else: "re: <text>". */
-class WritingProvider implements ProviderClient {
-  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const text = lastUserText(request);
-    if (text === undefined) return yield* answer("wrote");
-    const write = /write (\S+)/.exec(text);
-    if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
-    yield* answer(`re: ${text}`);
-  }
-}
 
 /** A coordination whose subscriptions a test can drop and make again, as a lost Redis subscriber. */
 function deafenable() {

@@ -1,8 +1,12 @@
 /**
  * Steps a rule-following test provider streams: an answer (one text delta, then the step's end)
- * and a tool call; and the text of a request's last message.
+ * and a tool call; the text of a request's last message; and the provider the lease tests share.
  */
-import type { ProviderRequest, ProviderStreamEvent } from "../../../src/engine/provider/provider.js";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../../../src/engine/provider/provider.js";
 import { stepFinished, userMessageText } from "../../support/engine-fixtures.js";
 
 /** A step answering `text`. */
@@ -24,4 +28,15 @@ export async function* callTool(
 export function lastUserText(request: ProviderRequest): string | undefined {
   const last = request.messages.at(-1);
   return last?.role === "tool" ? undefined : userMessageText(last);
+}
+
+/** "write <x>" calls write_note (as call-<x>); after a call: "wrote"; anything else: "re: <text>". */
+export class WritingProvider implements ProviderClient {
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    const text = lastUserText(request);
+    if (text === undefined) return yield* answer("wrote");
+    const write = /write (\S+)/.exec(text);
+    if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
+    yield* answer(`re: ${text}`);
+  }
 }
