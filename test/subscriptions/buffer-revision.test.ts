@@ -1,3 +1,8 @@
+/**
+ * A channel buffer forgets a message deleted on the platform and shows an edited one's new text
+ * (ChannelBuffer.revise), alone and with several processes sharing the store: a deleted message (a
+ * pasted secret) must not stay in catch_up for days.
+ */
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";

@@ -1,3 +1,7 @@
+/**
+ * Edits and deletions reported by a channel (SubscriptionService.observeChange): the buffered copy
+ * and the wake-up batches still waiting follow them, and an edit never wakes anyone.
+ */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ALICE, type Harness, message } from "./support.js";
 import { closeOnFakeTime, openOnFakeTime, settle } from "./support-fake-time.js";
