@@ -17,6 +17,7 @@ import type { MultiProcessHost } from "./multi-process-host.js";
 import type { SessionLease } from "./session-lock.js";
 import type { QueuedMessage } from "./session-record.js";
 import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
+import { takesSteeringFrom } from "./steering.js";
 import type { TurnControls } from "./turn-controls.js";
 import type { GateInput, GateOffer, TurnGate } from "./turn-gate.js";
 
@@ -235,10 +236,17 @@ export class LeaseGate implements TurnGate {
     return false;
   }
 
-  /** Take one admitted entry into the session held here: steer the running turn, or queue it in the record. */
+  /**
+   * Take one admitted entry into the session held here: steer the running turn, or queue it in the
+   * record. The entry is counted as taken already, so where it goes is decided at once: a record
+   * built during a pause before it is in would remove it from the shared queue without holding it.
+   */
   private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
-    const host = this.options.host();
-    if (entry.steer && (await host.steer(live, entry.message))) return;
+    if (entry.steer && takesSteeringFrom(live, entry.message.user)) {
+      // Sends it into the turn and queues it in the record before its first pause.
+      await this.options.host().steer(live, entry.message);
+      return;
+    }
     live.takeShared(entry.message);
   }
 }

@@ -31,6 +31,7 @@ import type { GateInput, TurnGate } from "./turn-gate.js";
 import type { TurnSlots } from "./person-turn-slots.js";
 import { retryRunsAs } from "./retry-requester.js";
 import { shownPerson } from "./session-status.js";
+import { takesSteeringFrom } from "./steering.js";
 import { qualifiedUserId } from "../approvals/authorisation.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
@@ -207,9 +208,7 @@ export class TurnScheduler {
    * once: a turn is running, as them.
    */
   takesSteeringFrom(live: LiveSession, user: PlatformUser): boolean {
-    return (
-      live.activeTurn !== undefined && live.engine.isRunning && live.activeTurn.requester.userId === user.id
-    );
+    return takesSteeringFrom(live, user);
   }
 
   /** Resolves when every pump running now has ended and every turn end is saved (tests, shutdown). */
