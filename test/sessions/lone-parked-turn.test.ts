@@ -3,7 +3,9 @@
  * other process took the session since (A is the only process): the turn here is still the
  * session's latest state. A press reaching A hands the decision to that turn — its call runs
  * once — instead of ending it as stale (the card said approved, the call never ran); and A's own
- * failover takes the lease back for it, so a press then finds the session held here.
+ * failover takes the lease back for it, so a press then finds the session held here. A thread
+ * command through A meanwhile takes the free lease for the moment and leaves the turn waiting
+ * (its copy, unchanged in the store, is not reloaded, and the turn keeps its engine).
  */
 import { expect, it } from "vitest";
 import { sessionLeaseKey } from "../../src/sessions/lease-lock.js";
@@ -92,5 +94,17 @@ it("a message through A, whose lease lapsed with no one taking the session, wait
   const pressed = await a.manager.press(cardPress(target, card.pendingId, "once", ANA));
   expect(pressed.status).toBe("accepted");
   await ranOnce(out, "l3");
+  await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
+}, 30_000);
+
+it("a thread command through A, whose lease lapsed with no one taking the session, leaves the parked turn waiting; the press runs the call", async () => {
+  // Still severed: A's failover finds nothing, so the command takes the free lease itself.
+  const { target, a, out, card, link } = await lapsedAtA("1700009400.000004", "l4");
+  await a.manager.receive(message("/status", { target }));
+  link.mend();
+  const pressed = await a.manager.press(cardPress(target, card.pendingId, "once", ANA));
+  expect(pressed.status).toBe("accepted");
+  await ranOnce(out, "l4");
+  await a.manager.receive(message("hello again", { target }));
   await outputs.until(() => answered(out, "re: hello again"), "the next message answered", 10_000);
 }, 30_000);
