@@ -15,7 +15,7 @@
  * the pump then finds the work gone). New work for the session ends the wait — also work that came
  * while the pump looked (it asks shared slots through the store, and lets its lease go, before it
  * waits) — and the pump looks at the queue again: its sender may have a free slot.
- * Each slot a pump takes — or a turn started at once brings — is given back once, by `giveBack`.
+ * Each slot a pump takes — or a turn started at once brings — is given back once (pump-slots.ts).
  * Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns parked at a
  * person (their state is durable) — never leaving a running tool call orphaned.
  */
@@ -29,8 +29,8 @@ import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-e
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { GateInput, TurnGate } from "./turn-gate.js";
 import type { TurnSlots } from "./person-turn-slots.js";
+import { type HeldSlot, PumpSlots } from "./pump-slots.js";
 import { retryRunsAs } from "./retry-requester.js";
-import { shownPerson } from "./session-status.js";
 import { takesSteeringFrom } from "./steering.js";
 import { qualifiedUserId } from "../approvals/authorisation.js";
 
@@ -44,11 +44,6 @@ export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly endSaves: TurnEndSaves;
   /** The turns each person may run at once (in this process, or with a gate across the processes). */
   readonly slots: TurnSlots;
-}
-
-/** One of a person's turn slots a pump holds, until `giveBack` gives it back. */
-interface HeldSlot {
-  readonly person: string;
 }
 
 /** A message started at once (startNow), in the slot taken for it. */
@@ -78,9 +73,11 @@ export class TurnScheduler {
   private readonly scheduled = new WeakMap<LiveSession, number>();
   private stopping = false;
   private readonly turns: TurnExecutor;
+  private readonly pumpSlots: PumpSlots;
 
   constructor(private readonly options: TurnSchedulerOptions) {
     this.turns = new TurnExecutor(options);
+    this.pumpSlots = new PumpSlots(options.slots);
   }
 
   /** Whether shutdown has begun (no new turns start). */
@@ -133,7 +130,7 @@ export class TurnScheduler {
       record.pendingTurn === undefined &&
       record.queue.length === 0 &&
       !this.options.lock.isHeld(live.id);
-    const slot = idle ? this.slotAtOnce(personOf(live, message.user)) : undefined;
+    const slot = idle ? this.pumpSlots.atOnce(personOf(live, message.user)) : undefined;
     if (!slot) return Promise.resolve(false);
     return new Promise<boolean>((resolve, reject) =>
       this.launch(live, {
@@ -262,7 +259,7 @@ export class TurnScheduler {
       }
       if (first) {
         await this.turns.start(live, first.message, first);
-        slot = this.giveBack(slot);
+        slot = this.pumpSlots.giveBack(slot);
       }
       while (lease && held() && !this.stopping && !live.retired) {
         if (gate) {
@@ -271,7 +268,7 @@ export class TurnScheduler {
         }
         const parked = live.parkedTurn();
         if (parked) {
-          slot = this.giveBack(slot);
+          slot = this.pumpSlots.giveBack(slot);
           await this.turns.resumeParked(live, parked, held);
           continue;
         }
@@ -286,7 +283,7 @@ export class TurnScheduler {
         // A slot in hand (waited for, or taken through the store) is for its person's next turn.
         let next = slot && candidates.find((turn) => turn.person === slot?.person);
         if (!next) {
-          slot = this.giveBack(slot);
+          slot = this.pumpSlots.giveBack(slot);
           for (const turn of candidates) {
             const taken = this.options.slots.tryTake(turn.person);
             if (taken === true) {
@@ -303,14 +300,13 @@ export class TurnScheduler {
         // Shared slots answer through the store: the work is looked at again, slot in hand.
         if (slot && !next) continue;
         if (!next) {
-          // A turn that has to wait says so in its thread, which would otherwise stay silent (the
-          // notice is markdown: the name in it is plain text, with the user id it cannot fake).
+          // A turn that has to wait says so in its thread, which would otherwise stay silent.
           for (const { user, person, message } of candidates) {
             if (noticed.has(person)) continue;
             noticed.add(person);
             void this.turns.notify(
               live,
-              `${shownPerson(live.record.target.platform, user)}, you have ${this.options.slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
+              this.pumpSlots.waitingNotice(live.record.target.platform, user),
               replyingTo(live.record.target, message?.targetExtra),
             );
           }
@@ -321,7 +317,7 @@ export class TurnScheduler {
           // Work scheduled since the look above, or a drain begun, found no wait to end: it ends now.
           if (this.stopping || this.scheduled.get(live) !== seen) waiting.abort();
           try {
-            slot = await this.slotOfAnyOf(
+            slot = await this.pumpSlots.ofAnyOf(
               candidates.map((turn) => turn.person),
               waiting.signal,
             );
@@ -340,10 +336,10 @@ export class TurnScheduler {
         live.retryBy = undefined;
         if (next.message) await this.turns.start(live, next.message);
         else await this.turns.retry(live, next.user);
-        slot = this.giveBack(slot);
+        slot = this.pumpSlots.giveBack(slot);
       }
     } finally {
-      this.giveBack(slot);
+      this.pumpSlots.giveBack(slot);
       // Awaited only when there is something to wait for (an await of undefined costs a promise).
       const lettingGo = lease && this.letGo(live, lease);
       if (lettingGo) await lettingGo;
@@ -366,66 +362,6 @@ export class TurnScheduler {
     if (this.options.gate) return live.flush().finally(() => lease.release());
     lease.release();
     this.options.endSaves.later(live);
-    return undefined;
-  }
-
-  /**
-   * One of `person`'s slots, taken at once; undefined (nothing taken) when all are in use, or when
-   * the slots answer only through the store — shared slots, which come with a gate, under which
-   * startNow never starts a turn: a slot they take is given back.
-   */
-  private slotAtOnce(person: string): HeldSlot | undefined {
-    const taken = this.options.slots.tryTake(person);
-    if (typeof taken === "boolean") return taken ? { person } : undefined;
-    void taken.then(
-      (got) => {
-        if (got) this.options.slots.release(person);
-      },
-      () => undefined,
-    );
-    return undefined;
-  }
-
-  /**
-   * A slot of one of `people`, once one of theirs is free; undefined when `stop` aborts the wait
-   * first. Each person's wait ends as one is had; a slot more, taken meanwhile, is given back.
-   */
-  private async slotOfAnyOf(people: readonly string[], stop: AbortSignal): Promise<HeldSlot | undefined> {
-    if (stop.aborted) return undefined;
-    const { slots } = this.options;
-    const done = new AbortController();
-    const end = () => done.abort();
-    stop.addEventListener("abort", end, { once: true });
-    const takes = await Promise.allSettled(
-      people.map((person) =>
-        slots.take(person, done.signal).then(
-          (taken) => {
-            if (taken) end();
-            return taken;
-          },
-          (error: unknown) => {
-            end();
-            throw error;
-          },
-        ),
-      ),
-    );
-    stop.removeEventListener("abort", end);
-    let slot: HeldSlot | undefined;
-    let failed: PromiseRejectedResult | undefined;
-    for (const [i, take] of takes.entries()) {
-      const person = people[i] as string;
-      if (take.status === "rejected") failed ??= take;
-      else if (take.value && slot) slots.release(person);
-      else if (take.value) slot = { person };
-    }
-    if (!slot && failed) throw failed.reason;
-    return slot;
-  }
-
-  /** Give a slot the pump holds back (the one place slots are released); undefined, for the holder's variable. */
-  private giveBack(slot: HeldSlot | undefined): undefined {
-    if (slot) this.options.slots.release(slot.person);
     return undefined;
   }
 
