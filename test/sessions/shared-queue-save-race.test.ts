@@ -5,28 +5,15 @@
  * as many entries: one was never taken (the next save removed it all the same) and a later one was
  * taken twice. The take now waits for such a save.
  */
-import pino from "pino";
 import { expect, it } from "vitest";
 import type { LeaseGate } from "../../src/sessions/lease-gate.js";
 import type { LiveSession } from "../../src/sessions/live-session.js";
-import type { MultiProcessHost } from "../../src/sessions/multi-process-host.js";
-import { MultiProcessSessions } from "../../src/sessions/multi-process.js";
 import type { QueuedMessage } from "../../src/sessions/session-record.js";
-import { sharedQueueName } from "../../src/sessions/shared-queue.js";
 import type { Coordination, FencedWrite, FenceRef } from "../../src/store/coordination/coordination.js";
 import { memoryCoordinationPerTest } from "./helpers/memory-coordination.js";
+import { queuedMessage as message, sessionsOfA, sharedTexts } from "./helpers/shared-queue-session.js";
 
 const memory = memoryCoordinationPerTest();
-
-function message(text: string): QueuedMessage {
-  return {
-    text,
-    user: { id: "U1", name: "ana" },
-    files: [],
-    sentAt: new Date(0).toISOString(),
-    dedupeKeys: [`k:${text}`],
-  } as unknown as QueuedMessage;
-}
 
 it("a take while a save's removal of taken entries is under way takes every entry once", async () => {
   let applied!: () => void;
@@ -55,19 +42,7 @@ it("a take while a save's removal of taken entries is under way takes every entr
     facts: { downloadedFiles: { catchUp: async () => undefined } },
     takeShared: (m: QueuedMessage) => void taken.push(m.text),
   } as unknown as LiveSession;
-  const host = {
-    queueCap: { admits: () => true },
-    schedule: () => undefined,
-  } as unknown as MultiProcessHost;
-  const sessions = new MultiProcessSessions({
-    coordination,
-    sessions: memory.store.space("sessions"),
-    marksOf: () => [],
-    processId: "A",
-    timing: { ttlMs: 60_000, renewMs: 20_000 },
-    logger: pino({ level: "silent" }),
-  });
-  sessions.bind(host);
+  const sessions = sessionsOfA(memory, coordination);
   const gate = sessions.gate as LeaseGate;
   const input = { steer: false, capped: true };
   try {
@@ -91,7 +66,7 @@ it("a take while a save's removal of taken entries is under way takes every entr
 
     // The next save removes exactly what was taken: nothing untaken is lost, nothing stays.
     await sessions.records.put("s1", "rec:s1", { saved: 2 }, true, sessions.records.takenSoFar("s1"));
-    expect(await inner.items(sharedQueueName("s1"), 0)).toEqual([]);
+    expect(await sharedTexts(inner, "s1")).toEqual([]);
   } finally {
     await sessions.stop();
   }
