@@ -7,13 +7,11 @@
 import { expect, it } from "vitest";
 import type { Coordination, Unsubscribe } from "../../src/store/coordination/coordination.js";
 import { cardPress } from "../support/card-press.js";
-import type { RecordingOutput } from "../support/recording-output.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA, message, thread } from "./helpers/harness.js";
-import { WritingProvider } from "./helpers/provider-steps.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
-import { openRedisStack } from "./helpers/redis-stack.js";
 import { ToolRuns } from "./helpers/test-tools.js";
+import { answered, openWritingPair } from "./helpers/writing-stacks.js";
 
 /** A coordination whose subscriptions a test can drop and make again, as a lost Redis subscriber. */
 function deafenable() {
@@ -52,26 +50,16 @@ const redis = redisPerFile(() => {
   runsB.release();
 });
 
-/** Whether a turn in the thread answered `text`. */
-const answered = (out: RecordingOutput, text: string) =>
-  out.closedTurns.some((t) => t.events.some((e) => e.type === "turn-completed" && e.finalText === text)) ||
-  undefined;
-
 it("a holder deaf past the sender's retries takes the decision once it listens again", async () => {
   const target = thread("1700009500.000001");
   const ears = deafenable();
-  const common = {
-    url: redis.url,
-    provider: new WritingProvider(),
-    providerName: "writing",
+  const timing = { ttlMs: 600, renewMs: 150 };
+  const { a, b } = await openWritingPair(
+    redis,
     outputs,
-    approvers: ["slack:U_BOSS"],
-    timing: { ttlMs: 600, renewMs: 150 },
-  };
-  const a = await openRedisStack({ ...common, name: "A", runs: runsA, wrap: ears.wrap });
-  redis.stacks.push(a);
-  const b = await openRedisStack({ ...common, name: "B", runs: runsB });
-  redis.stacks.push(b);
+    { runs: runsA, wrap: ears.wrap, timing },
+    { runs: runsB, timing },
+  );
   await a.manager.receive(message("write d1", { target }));
   const out = outputs.for(target);
   const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");

@@ -14,11 +14,10 @@ import { eventually } from "../support/eventually.js";
 import type { RecordingOutput } from "../support/recording-output.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA, message, thread } from "./helpers/harness.js";
-import { WritingProvider } from "./helpers/provider-steps.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
-import { openRedisStack } from "./helpers/redis-stack.js";
 import { severable } from "./helpers/severable.js";
 import { ToolRuns } from "./helpers/test-tools.js";
+import { answered, openWritingStack } from "./helpers/writing-stacks.js";
 
 const outputs = new RecordingOutputs();
 const runs = new ToolRuns();
@@ -28,18 +27,11 @@ const redis = redisPerFile(() => runs.release());
 async function lapsedAtA(ts: string, call: string) {
   const target = thread(ts);
   const link = severable();
-  const a = await openRedisStack({
-    url: redis.url,
-    provider: new WritingProvider(),
-    providerName: "writing",
-    outputs,
-    approvers: ["slack:U_BOSS"],
-    name: "A",
+  const a = await openWritingStack(redis, outputs, "A", {
     runs,
     wrap: link.wrap,
     timing: { ttlMs: 1_000, renewMs: 300 },
   });
-  redis.stacks.push(a);
   await a.manager.receive(message(`write ${call}`, { target }));
   const out = outputs.for(target);
   const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
@@ -49,11 +41,6 @@ async function lapsedAtA(ts: string, call: string) {
   await eventually(async () => (await holder()) === undefined, "A's lease to lapse", 10_000);
   return { target, a, out, card, link, holder };
 }
-
-/** Whether a turn in the thread answered `text`. */
-const answered = (out: RecordingOutput, text: string) =>
-  out.closedTurns.some((t) => t.events.some((e) => e.type === "turn-completed" && e.finalText === text)) ||
-  undefined;
 
 /** The call ran once and the turn finished after it; nothing failed or stopped was shown. */
 async function ranOnce(out: RecordingOutput, call: string): Promise<void> {

@@ -6,21 +6,14 @@
  * so it neither holds up the lease A takes next, for good, nor cancels the card B waits on.
  */
 import { expect, it } from "vitest";
-import type { PendingHub } from "../../src/approvals/pending-hub.js";
-import type { RecordingOutput } from "../support/recording-output.js";
-import { eventually } from "../support/eventually.js";
 import { cardPress } from "../support/card-press.js";
+import { eventually } from "../support/eventually.js";
+import type { RecordingOutput } from "../support/recording-output.js";
 import { RecordingOutputs } from "../support/recording-output.js";
-import { ANA, message, thread } from "./helpers/harness.js";
-import { WritingProvider } from "./helpers/provider-steps.js";
+import { ANA, message } from "./helpers/harness.js";
 import { redisPerFile } from "./helpers/redis-per-file.js";
-import { openRedisStack, type RedisStack } from "./helpers/redis-stack.js";
-import { severable } from "./helpers/severable.js";
 import { ToolRuns } from "./helpers/test-tools.js";
-
-/** The sessions whose turn is parked at a person in `stack`'s process. */
-const waitingAt = (stack: RedisStack): ReadonlySet<string> =>
-  (stack.manager as unknown as { readonly hub: PendingHub }).hub.waitingSessions();
+import { answered, staleAtA as parkedThenTaken, waitingAt } from "./helpers/writing-stacks.js";
 
 const outputs = new RecordingOutputs();
 const runsA = new ToolRuns();
@@ -30,44 +23,9 @@ const redis = redisPerFile(() => {
   runsB.release();
 });
 
-/**
- * A parks a turn at a card for "write <call>" in `ts`'s thread; A's link is severed until B has
- * taken the session over and waits on the same card.
- */
-async function staleAtA(ts: string, call: string) {
-  const target = thread(ts);
-  const link = severable();
-  const common = {
-    url: redis.url,
-    provider: new WritingProvider(),
-    providerName: "writing",
-    outputs,
-    approvers: ["slack:U_BOSS"],
-  };
-  const a = await openRedisStack({
-    ...common,
-    name: "A",
-    runs: runsA,
-    wrap: link.wrap,
-    timing: { ttlMs: 1_000, renewMs: 300 },
-  });
-  redis.stacks.push(a);
-  const b = await openRedisStack({ ...common, name: "B", runs: runsB });
-  redis.stacks.push(b);
-  await a.manager.receive(message(`write ${call}`, { target }));
-  const out = outputs.for(target);
-  const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
-  const sessionId = out.turns[0]!.sessionId;
-  link.sever();
-  await eventually(() => waitingAt(b).has(sessionId), "B to take the session and wait on the card", 10_000);
-  link.mend();
-  return { target, a, b, out, card, sessionId };
-}
-
-/** Whether a turn in the thread answered `text`. */
-const answered = (out: RecordingOutput, text: string) =>
-  out.closedTurns.some((t) => t.events.some((e) => e.type === "turn-completed" && e.finalText === text)) ||
-  undefined;
+/** A parks a turn at a card for "write <call>"; B takes the session over and waits on the card. */
+const staleAtA = (ts: string, call: string) =>
+  parkedThenTaken(redis, outputs, { a: runsA, b: runsB }, ts, call);
 
 /** Nothing failed or stopped was shown in the thread (A's stale turn ended quietly). */
 function nothingStaleShown(out: RecordingOutput): void {
