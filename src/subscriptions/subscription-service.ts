@@ -1,17 +1,18 @@
 /**
- * SubscriptionService: ties channel subscriptions together. Channel adapters report every
- * message they see (`observe`), and edits and deletions of them (`observeChange`: the buffered
- * copy is revised, nobody woken); messages in subscribed channels are buffered, run through each
- * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session,
- * which wake-delivery.ts hands to the injected WakeSink. The tools call `subscribe`
- * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts), and unsubscribe's
- * approval card `toRemove`, the choice `remove` acts on; the session layer calls `sessionIdle`
- * after each turn, `listForSession` for `status` and `moveSession` when "new" switches a thread
- * to a new session (the thread's subscriptions follow it). A subscription is removed only at its
- * creator's or a configured approver's request. Subscriptions, buffers, read cursors and wake
- * markers live in the store, and `open` rebuilds the indexes and the pending batches. One stored
- * under a channel id the platform has since replaced moves to the current id (canonical-channels.ts).
- * With several processes, each also takes over the overdue batches of one that stopped (pending-sweep.ts).
+ * SubscriptionService: ties channel subscriptions together. Channel adapters report every message
+ * they see (`observe`), and edits and deletions of them (`observeChange`, observe-change.ts: the
+ * buffered copy is revised, nobody woken); messages in subscribed channels are buffered, run
+ * through each subscription's trigger and loop guards, and batched into wake-ups of the
+ * subscribing session, which wake-delivery.ts hands to the injected WakeSink. The tools call
+ * `subscribe` (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts), and
+ * unsubscribe's approval card `toRemove`, the choice `remove` acts on; the session layer calls
+ * `sessionIdle` after each turn, `listForSession` for `status` and `moveSession` when "new"
+ * switches a thread to a new session (the thread's subscriptions follow it). A subscription is
+ * removed only at its creator's or a configured approver's request. Subscriptions, buffers, read
+ * cursors and wake markers live in the store, and `open` rebuilds the indexes and the pending
+ * batches. One stored under a channel id the platform has since replaced moves to the current id
+ * (canonical-channels.ts). With several processes, each also takes over the overdue batches of one
+ * that stopped (pending-sweep.ts).
  *
  * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
@@ -30,7 +31,8 @@ import { PendingSweep } from "./pending-sweep.js";
 import type { Caller } from "../core/thread-target.js";
 import { DirectoryLookup, type Outcome } from "./channel-access.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import { type ObservedChange, observedChangeSchema } from "./observed-change.js";
+import { observeChange as applyChange } from "./observe-change.js";
+import type { ObservedChange } from "./observed-change.js";
 import { entryInputOf, type ObservedMessage, observedMessageSchema } from "./observed-message.js";
 import type { PlatformDirectory } from "./platform-directory.js";
 import { ReadCursors } from "./read-cursors.js";
@@ -235,39 +237,20 @@ export class SubscriptionService {
 
   /**
    * Report a message of any channel edited or deleted on the platform: its buffered copy, if any,
-   * takes the new text or is forgotten (so catch_up no longer shows a deleted message), and the
-   * batches waiting to wake on it follow. The buffer is looked at even where this process knows of
-   * no subscription (another process may have buffered it). An edit never wakes anyone, also when
-   * the new text would match a trigger the old one did not: the message is not new. Never throws;
-   * failures go to `onError`.
+   * takes the new text or is forgotten, and the batches waiting to wake on it follow; an edit never
+   * wakes anyone (observe-change.ts). Never throws; failures go to `onError`.
    */
   async observeChange(change: ObservedChange): Promise<ChangeResult> {
-    const parsed = observedChangeSchema.safeParse(change);
-    if (!parsed.success) {
-      const reason = describeProblems(parsed.error);
-      this.onError(new Error(`invalid observed change: ${reason}`), "observeChange");
-      return { status: "invalid", reason };
-    }
-    const observed = parsed.data;
-    const key = channelKeyOf(observed);
-    const bot = this.directories.find(observed.platform, observed.workspace)?.bot;
-    const edit =
-      observed.change === "edited"
-        ? { text: observed.text, mentionsBot: observed.mentionsBot || mentionsIdentity(observed.text, bot) }
-        : undefined;
-    let revision: Awaited<ReturnType<ChannelBuffer["revise"]>>;
-    try {
-      revision = await this.buffer.revise(key, observed.id, edit);
-    } catch (error) {
-      this.onError(error, `revising message ${observed.id} of ${key} (${observed.change})`);
-      return { status: "failed" };
-    }
-    if (revision.outcome === "deleted" || revision.outcome === "edited") {
-      const entry = revision.outcome === "edited" ? revision.entry : undefined;
-      for (const subscription of this.registry.forChannel(key))
-        this.scheduler.revise(subscription.id, observed.id, entry);
-    }
-    return { status: revision.outcome };
+    return applyChange(
+      {
+        directories: this.directories,
+        buffer: this.buffer,
+        registry: this.registry,
+        scheduler: this.scheduler,
+        onError: this.onError,
+      },
+      change,
+    );
   }
 
   /** Subscribe the caller's session to a channel (or update its trigger and instructions). */
