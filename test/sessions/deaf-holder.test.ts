@@ -7,11 +7,8 @@
 import { expect, it } from "vitest";
 import type { Coordination, Unsubscribe } from "../../src/store/coordination/coordination.js";
 import { cardPress } from "../support/card-press.js";
-import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA, message, thread } from "./helpers/harness.js";
-import { redisPerFile } from "./helpers/redis-per-file.js";
-import { ToolRuns } from "./helpers/test-tools.js";
-import { answered, openWritingPair } from "./helpers/writing-stacks.js";
+import { answered, openWritingPair, writingPairPerFile } from "./helpers/writing-stacks.js";
 
 /** A coordination whose subscriptions a test can drop and make again, as a lost Redis subscriber. */
 function deafenable() {
@@ -42,24 +39,14 @@ function deafenable() {
   };
 }
 
-const outputs = new RecordingOutputs();
-const runsA = new ToolRuns();
-const runsB = new ToolRuns();
-const redis = redisPerFile(() => {
-  runsA.release();
-  runsB.release();
-});
+const file = writingPairPerFile();
+const { outputs, runsA, runsB } = file;
 
 it("a holder deaf past the sender's retries takes the decision once it listens again", async () => {
   const target = thread("1700009500.000001");
   const ears = deafenable();
   const timing = { ttlMs: 600, renewMs: 150 };
-  const { a, b } = await openWritingPair(
-    redis,
-    outputs,
-    { runs: runsA, wrap: ears.wrap, timing },
-    { runs: runsB, timing },
-  );
+  const { a, b } = await openWritingPair(file, { wrap: ears.wrap, timing }, { timing });
   await a.manager.receive(message("write d1", { target }));
   const out = outputs.for(target);
   const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");

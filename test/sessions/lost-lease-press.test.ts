@@ -7,30 +7,16 @@
 import { expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
 import { cardPress } from "../support/card-press.js";
-import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA } from "./helpers/harness.js";
-import { redisPerFile } from "./helpers/redis-per-file.js";
-import { ToolRuns } from "./helpers/test-tools.js";
-import { answered, staleAtA, waitingAt } from "./helpers/writing-stacks.js";
+import { answered, staleAtA, waitingAt, writingPairPerFile } from "./helpers/writing-stacks.js";
 
-const outputs = new RecordingOutputs();
-const runsA = new ToolRuns();
-const runsB = new ToolRuns();
-const redis = redisPerFile(() => {
-  runsA.release();
-  runsB.release();
-});
+const file = writingPairPerFile();
+const { outputs, runsA, runsB } = file;
 
 it("a press taken by a process whose parked turn lost the lease goes to the holder: the call runs once, there", async () => {
   // A's coordination is severed once the card is up: B's failover takes the session over once
   // A's lease lapses, and waits on the same card.
-  const { target, a, b, out, card, sessionId } = await staleAtA(
-    redis,
-    outputs,
-    { a: runsA, b: runsB },
-    "1700009200.000001",
-    "p1",
-  );
+  const { target, a, b, out, card, sessionId } = await staleAtA(file, "1700009200.000001", "p1");
 
   const pressed = await a.manager.press(cardPress(target, card.pendingId, "once", ANA));
   expect(pressed.status).toBe("accepted");

@@ -6,15 +6,9 @@
  * holder died or lost its lease before its next save. The count is now read with the record.
  */
 import { expect, it } from "vitest";
-import type { LeaseGate } from "../../src/sessions/lease-gate.js";
 import type { Coordination, FencedWrite, FenceRef } from "../../src/store/coordination/coordination.js";
 import { memoryCoordinationPerTest } from "./helpers/memory-coordination.js";
-import {
-  liveS1,
-  queuedMessage as message,
-  sessionsOfA,
-  sharedTexts,
-} from "./helpers/shared-queue-session.js";
+import { openS1, queuedMessage as message } from "./helpers/shared-queue-session.js";
 
 const memory = memoryCoordinationPerTest();
 
@@ -28,12 +22,8 @@ it("a save removes only the shared-queue entries its record holds, not those tak
       return inner.fencedWrite(fence, writes);
     },
   });
-  const sessions = sessionsOfA(memory, coordination);
-  const { live, records } = liveS1(memory, sessions);
-  const gate = sessions.gate as LeaseGate;
+  const { sessions, live, gate, stored, shared } = openS1(memory, coordination);
   const input = { steer: false, capped: true };
-  const stored = async () => (await records.get("s1"))?.queue.map((m) => m.text) ?? [];
-  const shared = () => sharedTexts(inner, "s1");
   try {
     expect(typeof (await gate.offer(live, message("one"), input))).toBe("object");
     await live.update((r) => r);

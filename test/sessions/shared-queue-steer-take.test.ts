@@ -6,31 +6,21 @@
  * ee0c80c3). Whether to steer is now decided at once, with no pause between counting and taking in.
  */
 import { expect, it } from "vitest";
-import type { LeaseGate } from "../../src/sessions/lease-gate.js";
 import type { LiveSession } from "../../src/sessions/live-session.js";
 import { memoryCoordinationPerTest } from "./helpers/memory-coordination.js";
-import {
-  liveS1,
-  queuedMessage as message,
-  sessionsOfA,
-  sharedTexts,
-} from "./helpers/shared-queue-session.js";
+import { openS1, queuedMessage as message } from "./helpers/shared-queue-session.js";
 
 const memory = memoryCoordinationPerTest();
 
 it("a steering entry taken in while no turn runs is never removed by a record that lacks it", async () => {
   const saves: Promise<unknown>[] = [];
-  const sessions = sessionsOfA(memory, memory.coordination, {
+  const { sessions, live, gate, stored, shared } = openS1(memory, memory.coordination, {
     // No turn runs: steering is refused — and a record built while the take waits for that is saved.
     steer: async (live: LiveSession) => {
       saves.push(live.update((r) => r));
       return false;
     },
   });
-  const { live, records } = liveS1(memory, sessions);
-  const gate = sessions.gate as LeaseGate;
-  const stored = async () => (await records.get("s1"))?.queue.map((m) => m.text) ?? [];
-  const shared = () => sharedTexts(memory.coordination, "s1");
   try {
     const offered = await gate.offer(live, message("one"), { steer: true, capped: true });
     expect(typeof offered).toBe("object");

@@ -9,23 +9,11 @@ import { expect, it } from "vitest";
 import { cardPress } from "../support/card-press.js";
 import { eventually } from "../support/eventually.js";
 import type { RecordingOutput } from "../support/recording-output.js";
-import { RecordingOutputs } from "../support/recording-output.js";
 import { ANA, message } from "./helpers/harness.js";
-import { redisPerFile } from "./helpers/redis-per-file.js";
-import { ToolRuns } from "./helpers/test-tools.js";
-import { answered, staleAtA as parkedThenTaken, waitingAt } from "./helpers/writing-stacks.js";
+import { answered, staleAtA, waitingAt, writingPairPerFile } from "./helpers/writing-stacks.js";
 
-const outputs = new RecordingOutputs();
-const runsA = new ToolRuns();
-const runsB = new ToolRuns();
-const redis = redisPerFile(() => {
-  runsA.release();
-  runsB.release();
-});
-
-/** A parks a turn at a card for "write <call>"; B takes the session over and waits on the card. */
-const staleAtA = (ts: string, call: string) =>
-  parkedThenTaken(redis, outputs, { a: runsA, b: runsB }, ts, call);
+const file = writingPairPerFile();
+const { outputs, runsA, runsB } = file;
 
 /** Nothing failed or stopped was shown in the thread (A's stale turn ended quietly). */
 function nothingStaleShown(out: RecordingOutput): void {
@@ -35,7 +23,7 @@ function nothingStaleShown(out: RecordingOutput): void {
 }
 
 it("a message through A after B finished the turn A was parked in runs: A's stale turn does not hold its lease", async () => {
-  const { target, a, b, out, card, sessionId } = await staleAtA("1700009300.000001", "s1");
+  const { target, a, b, out, card, sessionId } = await staleAtA(file, "1700009300.000001", "s1");
   const pressed = await b.manager.press(cardPress(target, card.pendingId, "once", ANA));
   expect(pressed.status).toBe("accepted");
   await outputs.until(() => answered(out, "wrote"), "B's turn to finish after its call", 10_000);
@@ -50,7 +38,7 @@ it("a message through A after B finished the turn A was parked in runs: A's stal
 }, 30_000);
 
 it("a message through A while B waits on the card ends A's stale turn and leaves the card to B", async () => {
-  const { target, a, b, out, card, sessionId } = await staleAtA("1700009300.000002", "s2");
+  const { target, a, b, out, card, sessionId } = await staleAtA(file, "1700009300.000002", "s2");
   await a.manager.receive(message("hello again", { target }));
   await eventually(() => !waitingAt(a).has(sessionId), "A's stale turn to end");
   // The card is still open, and B still waits on it.
@@ -67,7 +55,7 @@ it("a message through A while B waits on the card ends A's stale turn and leaves
 }, 30_000);
 
 it("a command through A after B finished the turn leaves no stale turn behind it: the next message runs", async () => {
-  const { target, a, b, out, card, sessionId } = await staleAtA("1700009300.000003", "s3");
+  const { target, a, b, out, card, sessionId } = await staleAtA(file, "1700009300.000003", "s3");
   const pressed = await b.manager.press(cardPress(target, card.pendingId, "once", ANA));
   expect(pressed.status).toBe("accepted");
   await outputs.until(() => answered(out, "wrote"), "B's turn to finish after its call", 10_000);

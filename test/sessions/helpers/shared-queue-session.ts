@@ -5,6 +5,7 @@
 import os from "node:os";
 import pino from "pino";
 import { InboundDedupe } from "../../../src/sessions/inbound-dedupe.js";
+import type { LeaseGate } from "../../../src/sessions/lease-gate.js";
 import { LiveSession } from "../../../src/sessions/live-session.js";
 import type { MultiProcessHost } from "../../../src/sessions/multi-process-host.js";
 import { MultiProcessSessions } from "../../../src/sessions/multi-process.js";
@@ -56,7 +57,7 @@ export function sessionsOfA(
 }
 
 /** Session "s1" live in `sessions`' process, its records saved on `memory`'s store through them. */
-export function liveS1(
+function liveS1(
   memory: MemoryCoordination,
   sessions: MultiProcessSessions,
 ): { live: LiveSession; records: SessionRecords } {
@@ -88,4 +89,24 @@ export async function sharedTexts(coordination: Coordination, id: string): Promi
   return (await coordination.items(sharedQueueName(id), 0)).map(
     (raw) => JSON.parse(raw).message.text as string,
   );
+}
+
+/**
+ * Process "A"'s session layer (see sessionsOfA) with session "s1" live in it, its gate, and readers
+ * of the messages in s1's stored record and in its shared queue.
+ */
+export function openS1(
+  memory: MemoryCoordination,
+  coordination: Coordination = memory.coordination,
+  host: Partial<MultiProcessHost> = {},
+) {
+  const sessions = sessionsOfA(memory, coordination, host);
+  const { live, records } = liveS1(memory, sessions);
+  return {
+    sessions,
+    live,
+    gate: sessions.gate as LeaseGate,
+    stored: async () => (await records.get("s1"))?.queue.map((m) => m.text) ?? [],
+    shared: () => sharedTexts(coordination, "s1"),
+  };
 }

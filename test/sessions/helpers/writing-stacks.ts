@@ -6,13 +6,33 @@
 import type { PendingHub } from "../../../src/approvals/pending-hub.js";
 import type { Coordination } from "../../../src/store/coordination/coordination.js";
 import { eventually } from "../../support/eventually.js";
-import type { RecordingOutput, RecordingOutputs } from "../../support/recording-output.js";
+import { type RecordingOutput, RecordingOutputs } from "../../support/recording-output.js";
 import { message, thread } from "./harness.js";
 import { WritingProvider } from "./provider-steps.js";
-import type { RedisPerFile } from "./redis-per-file.js";
+import { type RedisPerFile, redisPerFile } from "./redis-per-file.js";
 import { openRedisStack, type RedisStack, type SHORT_LEASES } from "./redis-stack.js";
 import { severable } from "./severable.js";
-import type { ToolRuns } from "./test-tools.js";
+import { ToolRuns } from "./test-tools.js";
+
+/** A test file's Redis server, outputs and the tool runs of its processes A and B. */
+export interface WritingPairFile {
+  readonly redis: RedisPerFile;
+  readonly outputs: RecordingOutputs;
+  readonly runsA: ToolRuns;
+  readonly runsB: ToolRuns;
+}
+
+/** One Redis server for the file (see redisPerFile), both processes' blocked tools released after each test. */
+export function writingPairPerFile(): WritingPairFile {
+  const outputs = new RecordingOutputs();
+  const runsA = new ToolRuns();
+  const runsB = new ToolRuns();
+  const redis = redisPerFile(() => {
+    runsA.release();
+    runsB.release();
+  });
+  return { redis, outputs, runsA, runsB };
+}
 
 /** How one process of the pair is opened. */
 export interface WritingStackSide {
@@ -43,16 +63,18 @@ export async function openWritingStack(
   return stack;
 }
 
-/** Open processes A and B on `redis`, both closed after the test. */
+/** How one process of the pair is opened, beyond the file's runs for it. */
+export type PairSide = Omit<WritingStackSide, "runs">;
+
+/** Open processes A and B on the file's Redis, both closed after the test. */
 export async function openWritingPair(
-  redis: RedisPerFile,
-  outputs: RecordingOutputs,
-  a: WritingStackSide,
-  b: WritingStackSide,
+  file: WritingPairFile,
+  a: PairSide,
+  b: PairSide = {},
 ): Promise<{ a: RedisStack; b: RedisStack }> {
   return {
-    a: await openWritingStack(redis, outputs, "A", a),
-    b: await openWritingStack(redis, outputs, "B", b),
+    a: await openWritingStack(file.redis, file.outputs, "A", { ...a, runs: file.runsA }),
+    b: await openWritingStack(file.redis, file.outputs, "B", { ...b, runs: file.runsB }),
   };
 }
 
@@ -60,21 +82,11 @@ export async function openWritingPair(
  * A parks a turn at a card for "write <call>" in `ts`'s thread; A's link is severed until B has
  * taken the session over and waits on the same card.
  */
-export async function staleAtA(
-  redis: RedisPerFile,
-  outputs: RecordingOutputs,
-  runs: { readonly a: ToolRuns; readonly b: ToolRuns },
-  ts: string,
-  call: string,
-) {
+export async function staleAtA(file: WritingPairFile, ts: string, call: string) {
+  const { outputs } = file;
   const target = thread(ts);
   const link = severable();
-  const { a, b } = await openWritingPair(
-    redis,
-    outputs,
-    { runs: runs.a, wrap: link.wrap, timing: { ttlMs: 1_000, renewMs: 300 } },
-    { runs: runs.b },
-  );
+  const { a, b } = await openWritingPair(file, { wrap: link.wrap, timing: { ttlMs: 1_000, renewMs: 300 } });
   await a.manager.receive(message(`write ${call}`, { target }));
   const out = outputs.for(target);
   const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
