@@ -26,7 +26,8 @@ import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-a
 import { downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { errorText } from "./telegram-errors.js";
-import { isForwarded, type TelegramMessage } from "./telegram-inbound.js";
+import type { TelegramMessage } from "./telegram-inbound.js";
+import { isForwarded } from "./telegram-word-origin.js";
 
 export interface TelegramFilesOptions {
   readonly api: Api;

@@ -36,13 +36,13 @@ import { errorText } from "./telegram-errors.js";
 import type { Downloaded, TelegramFiles } from "./telegram-files.js";
 import {
   type BotIdentity,
-  forwardedFrom,
   standInText,
   type TelegramMessage,
   textFor,
   topicOf,
   userOf,
 } from "./telegram-inbound.js";
+import { forwardedFrom } from "./telegram-word-origin.js";
 
 export interface HandOverDeps {
   readonly service: ConversationService;

@@ -6,11 +6,12 @@
  * bot's command (`/new@OtherBot`, also after this bot's mention) is never the bot's, in a DM or as a
  * reply to it either: the shared command parser's rule (`isAnotherBotsCommand`) decides that.
  * Words that are not the sender's own — a forward, an inline bot's result sent through it — are
- * never a command, and travel as the words of their origin (forwardedFrom).
+ * never a command, and travel as the words of their origin: telegram-word-origin.ts tells them.
  */
 import { z } from "zod";
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import { isAnotherBotsCommand } from "../../core/text-commands.js";
+import { isOthersWords } from "./telegram-word-origin.js";
 
 const userSchema = z.object({
   id: z.number().int(),
@@ -141,7 +142,7 @@ export const telegramMessageSchema = z.object({
    * The inline bot a message was sent through: its content (a voice clip, a text) is that bot's
    * result, not something the sender recorded or typed (the sender picks a result by the title the
    * bot gives it, and may never see the text it sends). Whether it is there is read, and its id and
-   * username when they are well formed (viaBotOf).
+   * username when they are well formed (telegram-word-origin.ts).
    */
   via_bot: z.unknown().optional(),
   /** A channel post Telegram copied into the channel's linked discussion group: no person's. */
@@ -199,86 +200,6 @@ const TELEGRAM_SERVICE_ID = 777000;
  */
 export function isAutomaticForward(message: Pick<TelegramMessage, "from" | "is_automatic_forward">): boolean {
   return message.is_automatic_forward === true || message.from?.id === TELEGRAM_SERVICE_ID;
-}
-
-/**
- * A message forwarded from elsewhere: its words are not its forwarder's, so a command in it is
- * never run (it may still be a message for the agent, when the bot is addressed otherwise).
- */
-export function isForwarded(message: Pick<TelegramMessage, "forward_origin" | "forward_date">): boolean {
-  return message.forward_origin !== undefined || message.forward_date !== undefined;
-}
-
-/**
- * Whether a message's words are not its sender's own: forwarded from elsewhere, or an inline bot's
- * result sent through it (see `via_bot`). A command in one is never run.
- */
-export function isOthersWords(
-  message: Pick<TelegramMessage, "forward_origin" | "forward_date" | "via_bot">,
-): boolean {
-  return isForwarded(message) || message.via_bot !== undefined;
-}
-
-/** The inline bot of `via_bot` as far as it reads: its id and username, when well formed. */
-const viaBotSchema = z.object({ id: z.number().int(), username: z.string().max(64).optional() });
-
-/** Where a forward came from, as the platform says it; unknown for an origin it does not name. */
-export interface ForwardedFrom {
-  /** With the names Telegram gives (anyone's choice: for the block the text is shown in). */
-  readonly origin: string;
-  /** Without any name, ids only (for the line in the forwarder's own text). */
-  readonly source: string;
-}
-
-/**
- * Where the words of a message that are not its sender's came from (see ForwardedFrom): a forward's
- * origin, or the inline bot it was sent through; undefined when they are the sender's own.
- */
-export function forwardedFrom(
-  message: Pick<TelegramMessage, "forward_origin" | "forward_date" | "via_bot">,
-): ForwardedFrom | undefined {
-  if (!isForwarded(message)) return message.via_bot === undefined ? undefined : viaBotOf(message.via_bot);
-  const origin = message.forward_origin ?? UNKNOWN_ORIGIN;
-  const named = (name: string | undefined) => (name === undefined ? "" : ` ${JSON.stringify(name)}`);
-  switch (origin.type) {
-    case "user": {
-      const user = origin.sender_user;
-      const name = [user.first_name, user.last_name].filter(Boolean).join(" ");
-      const handle = user.username ? ` @${user.username}` : "";
-      return {
-        origin: `Telegram user${named(name)}${handle} (id ${user.id})`,
-        source: `Telegram user ${user.id}`,
-      };
-    }
-    case "hidden_user":
-      return {
-        origin: `a Telegram user who hides their account, going by${named(origin.sender_user_name)} (unverified: anyone can use that name)`,
-        source: "a Telegram user who hides their account",
-      };
-    case "chat":
-      return {
-        origin: `Telegram chat${named(origin.sender_chat.title)} (id ${origin.sender_chat.id})`,
-        source: `Telegram chat ${origin.sender_chat.id}`,
-      };
-    case "channel":
-      return {
-        origin: `Telegram channel${named(origin.chat.title)} (id ${origin.chat.id})`,
-        source: `Telegram channel ${origin.chat.id}`,
-      };
-    default:
-      return { origin: "unknown origin", source: "an unknown origin" };
-  }
-}
-
-/** The inline bot a message was sent through, as an origin (its username is unique on Telegram). */
-function viaBotOf(viaBot: unknown): ForwardedFrom {
-  const bot = viaBotSchema.safeParse(viaBot);
-  if (!bot.success) return { origin: "an inline bot", source: "an inline bot" };
-  const handle = bot.data.username === undefined ? "" : ` @${bot.data.username}`;
-  return {
-    origin: `Telegram inline bot${handle} (id ${bot.data.id})`,
-    source: `Telegram inline bot ${bot.data.id}`,
-  };
 }
 
 /** The forum topic a message belongs to, if any (General and non-forum chats have none). */
