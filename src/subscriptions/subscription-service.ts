@@ -28,6 +28,7 @@ import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
 import { type PendingRebuildDeps, rebuildPending } from "./pending-rebuild.js";
 import { PendingSweep } from "./pending-sweep.js";
+import { moveSessionSubscriptions } from "./session-move.js";
 import type { Caller } from "../core/thread-target.js";
 import { DirectoryLookup, type Outcome } from "./channel-access.js";
 import { type Clock, systemClock } from "../core/clock.js";
@@ -340,26 +341,15 @@ export class SubscriptionService {
   }
 
   /**
-   * "new" switched a thread from session `oldId` to `newId`: the read cursors of the channels
-   * `oldId` read by catch_up become `newId`'s, and the subscriptions made in `oldId` (the
-   * thread's: a session belongs to one thread) too — read cursor first, then the record, each as
-   * stored now (the record compare-and-set: one removed meanwhile stays removed) — and their
-   * pending batches wait for `newId`. So catch_up goes on where it was, and
-   * "already watched", the per-session limit, `status` and unsubscribe see them in the new session.
-   * Safe to repeat (what was moved is no longer `oldId`'s).
+   * "new" switched a thread from session `oldId` to `newId`: its read cursors, subscriptions and
+   * their pending batches become `newId`'s (session-move.ts). Safe to repeat.
    */
   async moveSession(oldId: string, newId: string): Promise<void> {
-    await this.cursors.moveAll(oldId, newId);
-    await this.registry.refresh();
-    for (const known of this.registry.forSession(oldId)) {
-      const subscription = await this.registry.current(known.id);
-      if (subscription?.sessionId !== oldId) continue;
-      await this.cursors.move(oldId, newId, scopeKeyOf(subscription.channelRef));
-      const moved = await this.registry.update(known.id, (now) =>
-        now.sessionId === oldId ? { ...now, sessionId: newId } : undefined,
-      );
-      if (moved) this.scheduler.moveSession(moved.id, newId);
-    }
+    await moveSessionSubscriptions(
+      { cursors: this.cursors, registry: this.registry, scheduler: this.scheduler },
+      oldId,
+      newId,
+    );
   }
 
   /** The session's turn ended: wake-ups held back while it was busy go now. */
